@@ -1,0 +1,1 @@
+"""Accounts: roles as Django groups (viewer < curator < reviewer < admin), login pages and API tokens."""

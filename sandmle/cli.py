@@ -1,0 +1,35 @@
+"""The `sandmle` command: one subcommand per module in `sandmle.commands`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from sandmle import commands
+from sandmle.errors import UsageError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sandmle", description="SandMLE engine command line")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"sandmle.commands.{module_info.name}")
+        sub = module.add_parser(subparsers)
+        sub.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (UsageError, FileNotFoundError) as error:
+        print(f"sandmle {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

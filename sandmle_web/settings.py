@@ -1,0 +1,173 @@
+"""Settings of SandMLE Studio, read from environment variables only, with defaults that work on one machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from sandmle_web.env import envbool, envint, envlist, envstr
+from sandmle_web.queues import Queue
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(envstr("SANDMLE_DATA_DIR", str(BASE_DIR / "data"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = envbool("DEBUG", False)
+_DEV_SECRET = "insecure-development-key-set-SECRET_KEY-in-production"
+SECRET_KEY = envstr("SECRET_KEY", _DEV_SECRET)
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+SITE_NAME = "SandMLE Studio"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_celery_results",
+    "accounts",
+    "tasks_app",
+    "training_app",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "sandmle_web.urls"
+WSGI_APPLICATION = "sandmle_web.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.roles",
+            ],
+        },
+    },
+]
+
+# SQLite by default "so one can just check out the code and it works"; DATABASE_URL switches to PostgreSQL.
+_SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
+if envstr("DATABASE_URL", ""):
+    DATABASES = {"default": dj_database_url.parse(envstr("DATABASE_URL", ""), conn_max_age=60)}
+    if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        DATABASES["default"]["OPTIONS"] = dict(_SQLITE_OPTIONS)
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "studio.sqlite3",
+            "OPTIONS": dict(_SQLITE_OPTIONS),
+            "TEST": {"NAME": DATA_DIR / "test-studio.sqlite3"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+
+# Production hardening, on unless DEBUG; `manage.py check --deploy` passes with SECRET_KEY and ALLOWED_HOSTS set.
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+}
+
+# Celery: kombu's filesystem transport under the data directory unless CELERY_BROKER_URL names Redis.
+BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _folder in ("queue", "processed", "control"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "store_processed": False,
+    }
+else:
+    # An unacked Redis message returns only after the visibility timeout: keep it above the longest task.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 12 * 3600)}
+CELERY_RESULT_BACKEND = "django-db"
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_DEFAULT_QUEUE = Queue.DEFAULT.value
+# Rollouts default to the sandbox queue; a batch with a local checkpoint policy is sent to `gpu` explicitly.
+CELERY_TASK_ROUTES = {"workers.rollouts.*": {"queue": Queue.SANDBOX.value}}
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TRACK_STARTED = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts"]
+CELERY_BEAT_SCHEDULE = {"fail-stale-jobs": {"task": "workers.system.fail_stale_jobs", "schedule": 60.0}}
+
+# A job row whose heartbeat is older than this while running is taken as lost (its worker died).
+JOB_HEARTBEAT_TIMEOUT_S = envint("SANDMLE_JOB_HEARTBEAT_TIMEOUT_S", 300)
+
+# The LLM behind optional LLM-backed synthesis stages and the rubric judge (any OpenAI-compatible endpoint).
+SANDMLE_LLM_URL = envstr("SANDMLE_LLM_URL", "")
+SANDMLE_LLM_MODEL = envstr("SANDMLE_LLM_MODEL", "")
+SANDMLE_LLM_KEY_ENV = envstr("SANDMLE_LLM_KEY_ENV", "OPENAI_API_KEY")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+}

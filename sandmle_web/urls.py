@@ -1,0 +1,22 @@
+"""URLs of the studio: pages per app, the REST API under /api/, accounts and health."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from rest_framework.authtoken.views import obtain_auth_token
+
+from sandmle_web.health import health
+from sandmle_web.home import home
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("health/", health, name="health"),
+    path("admin/", admin.site.urls),
+    path("api/token/", obtain_auth_token, name="api-token"),
+    path("", include("tasks_app.urls")),
+    path("", include("training_app.urls")),
+    path("api/", include("tasks_app.api_urls")),
+    path("api/", include("training_app.api_urls")),
+]

@@ -1,0 +1,1 @@
+"""Seeds, their DNA, synthesis runs, synthesized tasks with hidden rules, and the review workflow."""

@@ -1,0 +1,53 @@
+"""Input forms of the task pages; every 400 of a page comes from here."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+
+TASK_TYPES = [("", "infer from the target"), ("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")]
+METRICS = [("", "default for the task type"), ("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("roc_auc", "ROC-AUC"),
+           ("log_loss", "log-loss"), ("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R²")]
+
+
+class SeedUploadForm(forms.Form):
+    name = forms.SlugField(max_length=80)
+    file = forms.FileField(help_text="a CSV file with a header row")
+    target = forms.CharField(max_length=200, help_text="the column to predict")
+    task_type = forms.ChoiceField(choices=TASK_TYPES, required=False)
+    metric = forms.ChoiceField(choices=METRICS, required=False)
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1e6
+            raise forms.ValidationError(f"the file is {upload.size / 1e6:.1f} MB; the limit is {limit_mb:.0f} MB")
+        return upload
+
+
+class SynthesisRunForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=200, initial=4)
+    rng = forms.IntegerField(min_value=0, initial=0, label="rng seed")
+    llm_url = forms.URLField(required=False, label="LLM base URL (optional)")
+    llm_model = forms.CharField(max_length=200, required=False, label="LLM model")
+
+
+class ReviewForm(forms.Form):
+    verdict = forms.ChoiceField(choices=[("approve", "approve"), ("reject", "reject"), ("comment", "comment")])
+    body = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("verdict") in {"reject", "comment"} and not (data.get("body") or "").strip():
+            self.add_error("body", "say why" if data.get("verdict") == "reject" else "a comment needs some text")
+        return data
+
+
+class TaskSetForm(forms.Form):
+    name = forms.SlugField(max_length=80)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    task_ids = forms.MultipleChoiceField(choices=[], widget=forms.CheckboxSelectMultiple, label="approved tasks")
+
+    def __init__(self, *args, approved_ids: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_ids"].choices = [(task_id, task_id) for task_id in approved_ids]

@@ -1,0 +1,123 @@
+"""Rows of the task side: seeds and their DNA, synthesis runs (jobs), synthesized tasks, reviews, task sets."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from sandmle_web.jobs import Job
+
+
+class Seed(models.Model):
+    class Source(models.TextChoices):
+        BUNDLED = "bundled"
+        UPLOAD = "upload"
+
+    name = models.SlugField(max_length=80, unique=True)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    target = models.CharField(max_length=200)
+    task_type = models.CharField(max_length=16)
+    metric = models.CharField(max_length=32)
+    modality = models.CharField(max_length=16)
+    n_rows = models.PositiveIntegerField()
+    n_features = models.PositiveIntegerField()
+    csv_path = models.CharField(max_length=500, blank=True, default="")  # uploads, under the data dir
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TaskDNA(models.Model):
+    seed = models.OneToOneField(Seed, on_delete=models.CASCADE, related_name="dna")
+    schema_version = models.PositiveIntegerField()
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class SynthesisRun(Job):
+    seed = models.ForeignKey(Seed, on_delete=models.CASCADE, related_name="synthesis_runs")
+    count = models.PositiveIntegerField()
+    rng = models.BigIntegerField(default=0)
+    llm_url = models.CharField(max_length=500, blank=True, default="")
+    llm_model = models.CharField(max_length=200, blank=True, default="")
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta(Job.Meta):
+        pass
+
+
+class SynthesizedTask(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        PENDING_REVIEW = "pending_review"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+
+    class RejectedBy(models.TextChoices):
+        NONE = ""
+        VALIDATOR = "validator"
+        REVIEWER = "reviewer"
+
+    task_id = models.CharField(max_length=100, unique=True)
+    run = models.ForeignKey(SynthesisRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="tasks")
+    seed = models.ForeignKey(Seed, on_delete=models.CASCADE, related_name="tasks")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    rejected_by = models.CharField(max_length=16, choices=RejectedBy.choices, blank=True, default="")
+    reasons = models.JSONField(default=list, blank=True)
+    title = models.CharField(max_length=300, blank=True, default="")
+    domain_id = models.CharField(max_length=100, blank=True, default="")
+    sector = models.CharField(max_length=100, blank=True, default="")
+    rule_family = models.CharField(max_length=100, blank=True, default="")
+    modality = models.CharField(max_length=16, blank=True, default="")
+    task_type = models.CharField(max_length=16, blank=True, default="")
+    metric = models.CharField(max_length=32, blank=True, default="")
+    milestones = models.JSONField(default=dict, blank=True)
+    ladder = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField(default=dict, blank=True)
+    log = models.JSONField(default=list, blank=True)
+    bundle_dir = models.CharField(max_length=500, blank=True, default="")
+    bundle_sha256 = models.CharField(max_length=64, blank=True, default="")
+    assigned_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_tasks"
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="reviewed_tasks"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "task_id"]
+
+    def __str__(self) -> str:
+        return self.task_id
+
+
+class ReviewComment(models.Model):
+    task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    body = models.TextField()
+    verdict = models.CharField(max_length=16, blank=True, default="")  # approved / rejected / "" for a remark
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+
+class TaskSet(models.Model):
+    name = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True, default="")
+    tasks = models.ManyToManyField(SynthesizedTask, related_name="task_sets")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

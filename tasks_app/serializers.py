@@ -1,0 +1,89 @@
+"""Small input and output serializers of the task API, one per operation."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskSet
+
+
+class SeedOutput(serializers.ModelSerializer):
+    dna = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seed
+        fields = ["name", "source", "target", "task_type", "metric", "modality", "n_rows", "n_features", "created_at", "dna"]
+
+    def get_dna(self, seed) -> dict:
+        return seed.dna.data if hasattr(seed, "dna") else {}
+
+
+class SeedUploadInput(serializers.Serializer):
+    name = serializers.SlugField(max_length=80)
+    file = serializers.FileField()
+    target = serializers.CharField(max_length=200)
+    task_type = serializers.ChoiceField(choices=["", "binary", "multiclass", "regression"], required=False, default="")
+    metric = serializers.CharField(max_length=32, required=False, default="", allow_blank=True)
+
+
+class SynthesisRunInput(serializers.Serializer):
+    seed = serializers.SlugField()
+    count = serializers.IntegerField(min_value=1, max_value=200)
+    rng = serializers.IntegerField(min_value=0, required=False, default=0)
+    llm_url = serializers.URLField(required=False, default="", allow_blank=True)
+    llm_model = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
+
+
+class SynthesisRunOutput(serializers.ModelSerializer):
+    seed = serializers.CharField(source="seed.name")
+
+    class Meta:
+        model = SynthesisRun
+        fields = ["id", "seed", "count", "rng", "llm_model", "state", "progress", "progress_message", "error",
+                  "summary", "created_at", "started_at", "finished_at"]
+
+
+class TaskOutput(serializers.ModelSerializer):
+    """The public view of a task: hidden rules are added only for reviewers (see `task_payload`)."""
+
+    seed = serializers.CharField(source="seed.name")
+    run = serializers.IntegerField(source="run_id", allow_null=True)
+
+    class Meta:
+        model = SynthesizedTask
+        fields = ["task_id", "seed", "run", "status", "rejected_by", "reasons", "title", "domain_id", "sector",
+                  "modality", "task_type", "metric", "milestones", "ladder", "bundle_sha256", "created_at", "reviewed_at"]
+
+
+class ReviewDecisionInput(serializers.Serializer):
+    comment = serializers.CharField(required=False, default="", allow_blank=True)
+
+
+class RejectInput(serializers.Serializer):
+    reason = serializers.CharField()
+
+
+class CommentInput(serializers.Serializer):
+    body = serializers.CharField()
+
+
+class CommentOutput(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.username", allow_null=True)
+
+    class Meta:
+        model = ReviewComment
+        fields = ["id", "author", "body", "verdict", "created_at"]
+
+
+class TaskSetInput(serializers.Serializer):
+    name = serializers.SlugField(max_length=80)
+    task_ids = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+    description = serializers.CharField(required=False, default="", allow_blank=True)
+
+
+class TaskSetOutput(serializers.ModelSerializer):
+    task_ids = serializers.SlugRelatedField(source="tasks", many=True, read_only=True, slug_field="task_id")
+
+    class Meta:
+        model = TaskSet
+        fields = ["name", "description", "task_ids", "created_at"]

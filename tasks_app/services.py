@@ -1,0 +1,246 @@
+"""Writes of the task side: seeds, synthesis runs, review decisions, comments and task sets.
+
+Services call the engine (`sandmle`) and store what it returns; views and workers call services.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from sandmle import seeds as engine_seeds
+from sandmle.dna import extract_dna
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState
+from sandmle_web.queues import Queue
+from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskDNA, TaskSet
+
+SEED_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")
+
+
+class ServiceError(ValueError):
+    """A request that cannot be carried out as asked; `field` names the input at fault."""
+
+    def __init__(self, message: str, *, field: str = "non_field_errors"):
+        super().__init__(message)
+        self.field = field
+
+
+def _seed_store(*, engine_seed, source: str, csv_path: str = "", user=None) -> Seed:
+    dna = extract_dna(engine_seed)
+    dna_data = dna.to_dict()
+    seed = Seed.objects.create(
+        name=engine_seed.name,
+        source=source,
+        target=engine_seed.target,
+        task_type=engine_seed.task_type,
+        metric=engine_seed.metric,
+        modality=engine_seed.modality,
+        n_rows=int(dna_data.get("n_rows", len(engine_seed.frame))),
+        n_features=int(dna_data.get("n_features", engine_seed.frame.shape[1] - 1)),
+        csv_path=csv_path,
+        created_by=user,
+    )
+    TaskDNA.objects.create(seed=seed, schema_version=int(dna_data["schema_version"]), data=dna_data)
+    return seed
+
+
+@transaction.atomic
+def seeds_load_bundled() -> list[Seed]:
+    """Store every bundled seed (scikit-learn's shipped datasets) not stored yet; idempotent."""
+    created = []
+    for name in engine_seeds.bundled_seed_names():
+        if not Seed.objects.filter(name=name).exists():
+            created.append(_seed_store(engine_seed=engine_seeds.load_bundled_seed(name), source=Seed.Source.BUNDLED))
+    return created
+
+
+def seed_create_from_upload(
+    *, name: str, content: bytes, target: str, task_type: str = "", metric: str = "", user=None
+) -> Seed:
+    """Validate an uploaded CSV as a seed, keep the file under the data dir and store its DNA."""
+    if not SEED_NAME_PATTERN.match(name or ""):
+        raise ServiceError("use 2-80 lowercase letters, digits, '-' or '_', starting with a letter or digit", field="name")
+    if Seed.objects.filter(name=name).exists():
+        raise ServiceError(f"a seed named {name!r} already exists", field="name")
+    try:
+        engine_seed = engine_seeds.load_csv_seed(
+            content, target=target, task_type=task_type or None, metric=metric or None, name=name
+        )
+    except engine_seeds.SeedError as error:
+        raise ServiceError(str(error), field=getattr(error, "field", "file")) from None
+    seeds_dir = Path(settings.DATA_DIR) / "seeds"
+    seeds_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = seeds_dir / f"{name}.csv"
+    with transaction.atomic():
+        seed = _seed_store(engine_seed=engine_seed, source=Seed.Source.UPLOAD, csv_path=str(csv_path), user=user)
+        csv_path.write_bytes(content)
+    return seed
+
+
+def seed_engine_object(*, seed: Seed):
+    """The engine's seed for a stored row (bundled ones are re-read from the package that ships them)."""
+    if seed.source == Seed.Source.BUNDLED:
+        return engine_seeds.load_bundled_seed(seed.name)
+    return engine_seeds.load_csv_seed(
+        Path(seed.csv_path).read_bytes(), target=seed.target, task_type=seed.task_type, metric=seed.metric, name=seed.name
+    )
+
+
+@transaction.atomic
+def synthesis_run_create(
+    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", user=None
+) -> SynthesisRun:
+    if not 1 <= count <= 200:
+        raise ServiceError("ask for between 1 and 200 tasks", field="count")
+    if bool(llm_url) != bool(llm_model):
+        raise ServiceError("give both an LLM URL and a model, or neither", field="llm_model" if llm_url else "llm_url")
+    run = SynthesisRun.objects.create(
+        seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model, created_by=user
+    )
+    enqueue("workers.synthesis.run_synthesis", args=(run.id,), queue=Queue.DEFAULT)
+    return run
+
+
+def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
+    """Claim a queued run and synthesize its tasks; False when another worker has it already."""
+    from sandmle.synth import synthesize
+
+    if not SynthesisRun.claim(run_id, worker=worker):
+        return False
+    run = SynthesisRun.objects.select_related("seed").get(id=run_id)
+    try:
+        llm = None
+        if run.llm_url:
+            from sandmle.llm import ChatClient
+
+            llm = ChatClient(run.llm_url, run.llm_model, api_key_env=settings.SANDMLE_LLM_KEY_ENV)
+        out_dir = Path(settings.DATA_DIR) / "bundles" / f"run-{run.id}"
+
+        def progress(done: int, total: int) -> None:
+            if not SynthesisRun.beat(run.id, progress=done / max(total, 1), message=f"{done}/{total} tasks"):
+                raise _Cancelled()
+
+        results = synthesize(
+            seed_engine_object(seed=run.seed), count=run.count, rng=run.rng, out_dir=out_dir, llm=llm, progress=progress
+        )
+        for result in results:
+            synthesized_task_store(run=run, result=result)
+        validated = sum(result.status == "validated" for result in results)
+        SynthesisRun.objects.filter(id=run.id).update(
+            summary={"tasks": len(results), "validated": validated, "rejected": len(results) - validated}
+        )
+        SynthesisRun.finish(run.id, state=JobState.SUCCEEDED)
+    except _Cancelled:
+        SynthesisRun.finish(run.id, state=JobState.CANCELLED)
+    except Exception as error:
+        SynthesisRun.finish(run.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        raise
+    return True
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
+    """Store one engine SynthesisResult: validated tasks wait for review, rejected ones keep their reasons."""
+    spec = result.spec.to_dict() if hasattr(result.spec, "to_dict") else dict(result.spec)
+    domain = spec.get("domain", {}) or {}
+    validated = result.status == "validated"
+    task, _ = SynthesizedTask.objects.update_or_create(
+        task_id=result.task_id,
+        defaults=dict(
+            run=run,
+            seed=run.seed,
+            status=SynthesizedTask.Status.PENDING_REVIEW if validated else SynthesizedTask.Status.REJECTED,
+            rejected_by="" if validated else SynthesizedTask.RejectedBy.VALIDATOR,
+            reasons=list(result.reasons or []),
+            title=domain.get("title", ""),
+            domain_id=result.domain_id or "",
+            sector=domain.get("sector", ""),
+            rule_family=result.rule_family or "",
+            modality=spec.get("dna", {}).get("modality", run.seed.modality),
+            task_type=spec.get("dna", {}).get("task_type", run.seed.task_type),
+            metric=spec.get("metric", run.seed.metric),
+            milestones=dict(result.milestones or {}),
+            ladder=dict(result.ladder or {}),
+            spec=spec,
+            log=list(result.log or []),
+            bundle_dir=str(result.bundle_dir or ""),
+            bundle_sha256=result.bundle_sha256 or "",
+        ),
+    )
+    return task
+
+
+def _decide(*, task: SynthesizedTask, user, verdict: str, comment: str) -> SynthesizedTask:
+    # Compare-and-set on the status: two reviewers deciding at once cannot both win.
+    updated = SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW).update(
+        status=verdict,
+        rejected_by=SynthesizedTask.RejectedBy.REVIEWER if verdict == SynthesizedTask.Status.REJECTED else "",
+        reviewed_by=user,
+        reviewed_at=timezone.now(),
+        assigned_to=None,
+    )
+    if updated != 1:
+        task.refresh_from_db()
+        raise ServiceError(f"task {task.task_id} is {task.status}, not pending review", field="status")
+    ReviewComment.objects.create(task=task, author=user, body=comment, verdict=verdict)
+    task.refresh_from_db()
+    return task
+
+
+@transaction.atomic
+def task_approve(*, task: SynthesizedTask, user, comment: str = "") -> SynthesizedTask:
+    return _decide(task=task, user=user, verdict=SynthesizedTask.Status.APPROVED, comment=comment or "Approved.")
+
+
+@transaction.atomic
+def task_reject(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
+    if not reason.strip():
+        raise ServiceError("say why the task is rejected", field="reason")
+    return _decide(task=task, user=user, verdict=SynthesizedTask.Status.REJECTED, comment=reason.strip())
+
+
+def task_assign(*, task: SynthesizedTask, user) -> SynthesizedTask:
+    """A reviewer claims a pending task so others skip it in the queue (re-claiming one's own is fine)."""
+    claimed = (
+        SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW)
+        .filter(assigned_to__isnull=True)
+        .update(assigned_to=user)
+    )
+    task.refresh_from_db()
+    if claimed != 1 and task.assigned_to_id != user.id:
+        raise ServiceError(f"task {task.task_id} is not open for claiming", field="status")
+    return task
+
+
+def task_comment_add(*, task: SynthesizedTask, user, body: str) -> ReviewComment:
+    if not body.strip():
+        raise ServiceError("a comment needs some text", field="body")
+    return ReviewComment.objects.create(task=task, author=user, body=body.strip())
+
+
+@transaction.atomic
+def task_set_create(*, name: str, task_ids: list[str], description: str = "", user=None) -> TaskSet:
+    if not SEED_NAME_PATTERN.match(name or ""):
+        raise ServiceError("use 2-80 lowercase letters, digits, '-' or '_'", field="name")
+    if TaskSet.objects.filter(name=name).exists():
+        raise ServiceError(f"a task set named {name!r} already exists", field="name")
+    tasks = list(SynthesizedTask.objects.filter(task_id__in=task_ids))
+    missing = sorted(set(task_ids) - {task.task_id for task in tasks})
+    if missing:
+        raise ServiceError(f"unknown tasks: {', '.join(missing[:5])}", field="task_ids")
+    unapproved = sorted(task.task_id for task in tasks if task.status != SynthesizedTask.Status.APPROVED)
+    if unapproved:
+        raise ServiceError(f"only approved tasks form task sets; not approved: {', '.join(unapproved[:5])}", field="task_ids")
+    if not tasks:
+        raise ServiceError("a task set needs at least one approved task", field="task_ids")
+    task_set = TaskSet.objects.create(name=name, description=description, created_by=user)
+    task_set.tasks.set(tasks)
+    return task_set

@@ -1,0 +1,179 @@
+"""Pages of the task side: seeds and their DNA, synthesis runs, tasks, the review queue and task sets."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from sandmle_web.markdown import render_markdown
+from tasks_app import bundle_files, selectors, services
+from tasks_app.forms import ReviewForm, SeedUploadForm, SynthesisRunForm, TaskSetForm
+from tasks_app.models import SynthesisRun, SynthesizedTask
+
+
+def _form_errors_from(form, error: services.ServiceError) -> None:
+    form.add_error(error.field if error.field in form.fields else None, str(error))
+
+
+@role_required(Role.VIEWER)
+def seed_list(request):
+    form = SeedUploadForm()
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Uploading seeds needs the curator role."}, status=403)
+        form = SeedUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                seed = services.seed_create_from_upload(
+                    name=form.cleaned_data["name"], content=form.cleaned_data["file"].read(),
+                    target=form.cleaned_data["target"], task_type=form.cleaned_data["task_type"],
+                    metric=form.cleaned_data["metric"], user=request.user,
+                )
+                messages.success(request, f"Seed {seed.name} added.")
+                return redirect("seed-detail", name=seed.name)
+            except services.ServiceError as error:
+                _form_errors_from(form, error)
+        status = 400
+    else:
+        status = 200
+    return render(request, "tasks/seed_list.html", {"seeds": selectors.seed_list(), "form": form}, status=status)
+
+
+@role_required(Role.VIEWER)
+def seed_detail(request, name):
+    try:
+        seed = selectors.seed_get(name=name)
+    except Exception:
+        raise Http404(f"no seed named {name}")
+    form = SynthesisRunForm()
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Synthesis needs the curator role."}, status=403)
+        form = SynthesisRunForm(request.POST)
+        if form.is_valid():
+            try:
+                run = services.synthesis_run_create(seed=seed, user=request.user, **form.cleaned_data)
+                return redirect("synthesis-run-detail", run_id=run.id)
+            except services.ServiceError as error:
+                _form_errors_from(form, error)
+        status = 400
+    dna = seed.dna.data if hasattr(seed, "dna") else {}
+    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
+               "runs": selectors.synthesis_run_list(seed=seed)[:20]}
+    return render(request, "tasks/seed_detail.html", context, status=status)
+
+
+@role_required(Role.VIEWER)
+def synthesis_run_list(request):
+    return render(request, "tasks/synthesis_run_list.html", {"runs": selectors.synthesis_run_list()[:100]})
+
+
+@role_required(Role.VIEWER)
+def synthesis_run_detail(request, run_id):
+    run = get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)
+    if request.method == "POST" and has_role(request.user, Role.CURATOR):
+        SynthesisRun.request_cancel(run.id)
+        return redirect("synthesis-run-detail", run_id=run.id)
+    return render(request, "tasks/synthesis_run_detail.html", {"run": run, "tasks": selectors.task_list(run_id=run.id)})
+
+
+@role_required(Role.VIEWER)
+def task_list(request):
+    filters = {key: request.GET.get(key, "") for key in ("status", "seed", "modality", "rule_family")}
+    tasks = selectors.task_list(**filters)[:300]
+    return render(request, "tasks/task_list.html", {"tasks": tasks, "filters": filters,
+                                                    "statuses": SynthesizedTask.Status.values})
+
+
+@role_required(Role.VIEWER)
+def task_detail(request, task_id):
+    try:
+        task = selectors.task_get(task_id=task_id)
+    except SynthesizedTask.DoesNotExist:
+        raise Http404(f"no task {task_id}")
+    is_reviewer = has_role(request.user, Role.REVIEWER)
+    form = ReviewForm()
+    status = 200
+    if request.method == "POST":
+        if not is_reviewer:
+            return render(request, "403.html", {"reason": "Reviewing needs the reviewer role."}, status=403)
+        if request.POST.get("verdict") == "claim":
+            try:
+                services.task_assign(task=task, user=request.user)
+                return redirect("task-detail", task_id=task.task_id)
+            except services.ServiceError as error:
+                messages.error(request, str(error))
+                return redirect("task-detail", task_id=task.task_id)
+        form = ReviewForm(request.POST)
+        if form.is_valid():
+            verdict, body = form.cleaned_data["verdict"], form.cleaned_data["body"]
+            try:
+                if verdict == "approve":
+                    services.task_approve(task=task, user=request.user, comment=body)
+                elif verdict == "reject":
+                    services.task_reject(task=task, user=request.user, reason=body)
+                else:
+                    services.task_comment_add(task=task, user=request.user, body=body)
+                return redirect("task-detail", task_id=task.task_id)
+            except services.ServiceError as error:
+                _form_errors_from(form, error)
+        status = 400
+    context = {
+        "task": task, "form": form, "is_reviewer": is_reviewer,
+        "description_html": render_markdown(bundle_files.read_text(task.bundle_dir, "public/description.md")),
+        "previews": bundle_files.public_previews(task.bundle_dir),
+        "images": bundle_files.image_names(task.bundle_dir),
+        "comments": task.comments.select_related("author"),
+        "milestone_rows": [(name, task.milestones.get(name)) for name in ("median", "bronze", "silver", "gold")],
+        "ladder_rows": sorted(task.ladder.items(), key=lambda item: item[0]),
+    }
+    if is_reviewer:
+        rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
+        context.update(rule=rule, rule_json=json.dumps(rule, indent=2),
+                       grading_json=bundle_files.read_text(task.bundle_dir, "private/grading.json"),
+                       answers_preview=bundle_files.read_text(task.bundle_dir, "private/answers.csv", limit=2000))
+    return render(request, "tasks/task_detail.html", context, status=status)
+
+
+@role_required(Role.VIEWER)
+def task_image(request, task_id, name):
+    """A public image of an image task (names only from the bundle's own listing: no path tricks)."""
+    task = get_object_or_404(SynthesizedTask, task_id=task_id)
+    if name not in bundle_files.image_names(task.bundle_dir, limit=10**6):
+        raise Http404("no such image")
+    from pathlib import Path
+
+    return FileResponse(open(Path(task.bundle_dir) / "public" / "images" / name, "rb"), content_type="image/png")
+
+
+@role_required(Role.REVIEWER)
+def review_queue(request):
+    mine = request.GET.get("mine") == "1"
+    queue = selectors.review_queue(assigned_to=request.user if mine else None)
+    return render(request, "tasks/review_queue.html", {"tasks": queue[:300], "mine": mine})
+
+
+@role_required(Role.VIEWER)
+def task_set_list(request):
+    approved = list(selectors.task_list(status=SynthesizedTask.Status.APPROVED).values_list("task_id", flat=True))
+    form = TaskSetForm(approved_ids=approved)
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Task sets need the curator role."}, status=403)
+        form = TaskSetForm(request.POST, approved_ids=approved)
+        if form.is_valid():
+            try:
+                task_set = services.task_set_create(user=request.user, **form.cleaned_data)
+                messages.success(request, f"Task set {task_set.name} created with {task_set.tasks.count()} tasks.")
+                return redirect("task-set-list")
+            except services.ServiceError as error:
+                _form_errors_from(form, error)
+        status = 400
+    return render(request, "tasks/task_set_list.html", {"task_sets": selectors.task_set_list(), "form": form}, status=status)

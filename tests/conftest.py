@@ -1,0 +1,49 @@
+"""Shared test setup: one named user per role (after Healthchecks' BaseTestCase) and environment for live tests."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Playwright's sync API keeps an event loop running in the test thread; Django must allow ORM calls there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture
+def users(db):
+    """viewer, curator, reviewer and admin users, each holding only its role; password is 'pw-<name>'."""
+    from accounts.roles import Role
+    from accounts.services import user_create
+
+    return {
+        role.group_name: user_create(username=role.group_name, password=f"pw-{role.group_name}", role=role)
+        for role in Role
+    }
+
+
+@pytest.fixture
+def client_for(client, users):
+    """A Django test client logged in as the named role."""
+
+    def login(role: str):
+        client.force_login(users[role])
+        return client
+
+    return login
+
+
+@pytest.fixture
+def api_for(users):
+    """A DRF API client authenticated by the named role's token."""
+    from rest_framework.test import APIClient
+
+    from accounts.services import user_token
+
+    def make(role: str) -> APIClient:
+        api = APIClient()
+        api.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=users[role])}")
+        return api
+
+    return make

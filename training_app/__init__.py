@@ -1,0 +1,1 @@
+"""Rollout batches and their trajectories; later GRPO jobs, evaluations and transfer results."""

@@ -1,0 +1,20 @@
+"""Input form of the rollout launch page."""
+
+from django import forms
+
+from training_app.models import RolloutBatch
+
+
+class RolloutBatchForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    task_set = forms.ChoiceField(choices=[])
+    scaffold = forms.ChoiceField(choices=RolloutBatch.Scaffold.choices)
+    policy = forms.CharField(max_length=500, initial="baseline", help_text="baseline, openai:MODEL@URL or hf:PATH")
+    samples = forms.IntegerField(min_value=1, max_value=64, initial=2, label="samples per task (G)")
+    concurrency = forms.IntegerField(min_value=1, max_value=32, initial=2)
+    feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
+    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15)
+
+    def __init__(self, *args, task_set_names: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_set"].choices = [(name, name) for name in task_set_names]

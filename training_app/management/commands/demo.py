@@ -1,0 +1,76 @@
+"""`manage.py demo`: the main job on embedded defaults — seeds -> synthesized tasks -> review -> rollouts.
+
+Work goes through the Celery worker that `scripts/demo` starts, exactly as in the studio; this command
+enqueues, waits for the job rows, and prints what happened.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError
+
+from sandmle_web.jobs import JobState
+from tasks_app import services as task_services
+from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
+from training_app import services as training_services
+from training_app.models import RolloutBatch
+
+DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
+
+
+def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
+    deadline = time.monotonic() + timeout_s
+    last = ""
+    while time.monotonic() < deadline:
+        job = model.objects.get(id=job_id)
+        line = f"  {label}: {job.state} {job.progress:.0%} {job.progress_message}"
+        if line != last:
+            write(line)
+            last = line
+        if job.is_finished:
+            if job.state != JobState.SUCCEEDED:
+                raise CommandError(f"{label} ended {job.state}: {job.error}")
+            return
+        time.sleep(1.0)
+    raise CommandError(f"{label} did not finish within {timeout_s:.0f} s: is the Celery worker running?")
+
+
+class Command(BaseCommand):
+    help = "Run the demo job through the worker: synthesize a first task set and run a baseline rollout batch."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default="demo")
+        parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for each job")
+
+    def handle(self, *args, username, timeout, **options):
+        write = self.stdout.write
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user {username!r}: run `manage.py createadmin --username {username}` first")
+        created = task_services.seeds_load_bundled()
+        write(f"seeds: {Seed.objects.count()} stored ({len(created)} new)")
+
+        if not TaskSet.objects.filter(name="demo").exists():
+            for seed_name, count in DEMO_SEEDS.items():
+                run = task_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7, user=user)
+                _wait(SynthesisRun, run.id, timeout_s=timeout, label=f"synthesis run #{run.id} ({seed_name})", write=write)
+            pending = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.PENDING_REVIEW)
+            for task in pending:
+                task_services.task_approve(task=task, user=user, comment="Approved by the demo script.")
+            approved = list(SynthesizedTask.objects.filter(status=SynthesizedTask.Status.APPROVED).values_list("task_id", flat=True))
+            rejected = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.REJECTED).count()
+            write(f"tasks: {len(approved)} validated and approved, {rejected} rejected by the critic")
+            task_services.task_set_create(name="demo", task_ids=approved, description="The demo's first task set.", user=user)
+        task_set = TaskSet.objects.get(name="demo")
+
+        batch = RolloutBatch.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
+        if batch is None:
+            batch = training_services.rollout_batch_create(
+                task_set=task_set, scaffold="react", policy="baseline", samples=2, concurrency=2, name="demo baseline", user=user
+            )
+            _wait(RolloutBatch, batch.id, timeout_s=timeout, label=f"rollout batch #{batch.id}", write=write)
+            batch.refresh_from_db()
+        summary = ", ".join(f"{key} {value:.3g}" for key, value in batch.summary.items() if isinstance(value, (int, float)))
+        write(f"rollout batch #{batch.id}: {summary}")

@@ -1,0 +1,35 @@
+"""Input and output serializers of the rollout API."""
+
+from rest_framework import serializers
+
+from training_app.models import RolloutBatch, Trajectory
+
+
+class RolloutBatchInput(serializers.Serializer):
+    task_set = serializers.SlugField()
+    scaffold = serializers.ChoiceField(choices=RolloutBatch.Scaffold.values)
+    policy = serializers.CharField(max_length=500, default="baseline")
+    samples = serializers.IntegerField(min_value=1, max_value=64, default=1)
+    concurrency = serializers.IntegerField(min_value=1, max_value=32, default=2)
+    feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.values, default="score")
+    max_turns = serializers.IntegerField(min_value=1, max_value=100, default=15)
+    name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class RolloutBatchOutput(serializers.ModelSerializer):
+    task_set = serializers.CharField(source="task_set.name")
+
+    class Meta:
+        model = RolloutBatch
+        fields = ["id", "name", "task_set", "scaffold", "policy", "samples", "concurrency", "feedback", "max_turns",
+                  "queue", "state", "progress", "progress_message", "error", "summary", "created_at", "started_at",
+                  "finished_at"]
+
+
+class TrajectoryOutput(serializers.ModelSerializer):
+    task_id = serializers.CharField(source="task.task_id")
+
+    class Meta:
+        model = Trajectory
+        fields = ["id", "task_id", "sample_index", "termination", "valid_submission", "milestone", "score", "reward",
+                  "format_rate", "n_turns", "wall_s", "created_at"]

@@ -1,0 +1,116 @@
+"""Writes of the training side: rollout batches (create, execute on a worker, cancel) and their trajectories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.db import IntegrityError, transaction
+
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState
+from sandmle_web.queues import Queue
+from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.services import ServiceError
+from training_app.models import RolloutBatch, Trajectory
+
+POLICY_PREFIXES = ("baseline", "openai:", "hf:")
+
+
+def _check_policy(policy: str) -> None:
+    if policy == "baseline":
+        return
+    if policy.startswith("openai:"):
+        model, _, url = policy[len("openai:"):].partition("@")
+        if not model or not url.startswith(("http://", "https://")):
+            raise ServiceError("write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1", field="policy")
+        return
+    if policy.startswith("hf:") and len(policy) > 3:
+        return
+    raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
+
+
+@transaction.atomic
+def rollout_batch_create(
+    *, task_set: TaskSet, scaffold: str, policy: str, samples: int = 1, concurrency: int = 2,
+    feedback: str = "score", max_turns: int = 15, name: str = "", user=None,
+) -> RolloutBatch:
+    """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker."""
+    if scaffold not in RolloutBatch.Scaffold.values:
+        raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
+    if feedback not in RolloutBatch.Feedback.values:
+        raise ServiceError(f"expected one of {', '.join(RolloutBatch.Feedback.values)}", field="feedback")
+    _check_policy(policy)
+    if not 1 <= samples <= 64:
+        raise ServiceError("samples per task must be between 1 and 64", field="samples")
+    if not 1 <= concurrency <= 32:
+        raise ServiceError("concurrency must be between 1 and 32", field="concurrency")
+    if not 1 <= max_turns <= 100:
+        raise ServiceError("max turns must be between 1 and 100", field="max_turns")
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    queue = Queue.GPU if policy.startswith("hf:") else Queue.SANDBOX
+    batch = RolloutBatch.objects.create(
+        name=name, task_set=task_set, scaffold=scaffold, policy=policy, samples=samples, concurrency=concurrency,
+        feedback=feedback, max_turns=max_turns, queue=queue.value, created_by=user,
+    )
+    enqueue("workers.rollouts.run_rollout_batch", args=(batch.id,), queue=queue)
+    return batch
+
+
+def trajectory_store(*, batch: RolloutBatch, task: SynthesizedTask, record: dict) -> Trajectory | None:
+    """Store one finished episode; a redelivered batch that re-runs a sample keeps the first record."""
+    grade = record.get("grade") or {}
+    rewards = record.get("rewards") or {}
+    try:
+        return Trajectory.objects.create(
+            batch=batch, task=task, sample_index=int(record.get("sample_index", 0)),
+            termination=str(record.get("termination", "")),
+            valid_submission=bool(grade.get("valid_submission")), milestone=grade.get("milestone") or "",
+            score=grade.get("score"), reward=float((rewards.get("dense") or {}).get("total", 0.0)),
+            format_rate=float(record.get("format_rate", 0.0)), n_turns=len(record.get("turns", [])),
+            wall_s=float(record.get("wall_s", 0.0)), record=record,
+        )
+    except IntegrityError:
+        return None
+
+
+def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
+    """Claim a queued batch and run its episodes, storing each trajectory as it finishes."""
+    from sandmle.rollout import EpisodeConfig, run_batch, summarize
+
+    if not RolloutBatch.claim(batch_id, worker=worker):
+        return False
+    batch = RolloutBatch.objects.select_related("task_set").get(id=batch_id)
+    tasks = {Path(task.bundle_dir).resolve(): task for task in batch.task_set.tasks.all()}
+    total = len(tasks) * batch.samples
+    done = {"count": Trajectory.objects.filter(batch=batch).count()}
+    cancelled = {"flag": False}
+
+    def on_trajectory(trajectory) -> None:
+        record = trajectory.to_dict()
+        task = tasks[Path(record["task_dir"]).resolve()] if "task_dir" in record else _task_by_id(tasks, record)
+        trajectory_store(batch=batch, task=task, record=record)
+        done["count"] += 1
+        if not RolloutBatch.beat(batch.id, progress=done["count"] / max(total, 1), message=f"{done['count']}/{total} episodes"):
+            cancelled["flag"] = True
+
+    try:
+        config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
+        trajectories = run_batch(
+            sorted(tasks), scaffold=batch.scaffold, policy_spec=batch.policy, samples=batch.samples,
+            concurrency=batch.concurrency, config=config, on_trajectory=on_trajectory,
+            should_cancel=lambda: cancelled["flag"],
+        )
+        RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(trajectories))
+        RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled["flag"] else JobState.SUCCEEDED)
+    except Exception as error:
+        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        raise
+    return True
+
+
+def _task_by_id(tasks: dict, record: dict) -> SynthesizedTask:
+    for task in tasks.values():
+        if task.task_id == record.get("task_id"):
+            return task
+    raise KeyError(f"trajectory of unknown task {record.get('task_id')!r}")

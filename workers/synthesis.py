@@ -1,0 +1,14 @@
+"""The synthesis job: runs a SynthesisRun row on the `default` queue."""
+
+from __future__ import annotations
+
+import socket
+
+from celery import shared_task
+
+
+@shared_task(name="workers.synthesis.run_synthesis", acks_late=True)
+def run_synthesis(run_id: int) -> bool:
+    from tasks_app.services import synthesis_run_execute
+
+    return synthesis_run_execute(run_id=run_id, worker=socket.gethostname())
