@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,25 @@ def api_for(users):
         return api
 
     return make
+
+
+@pytest.fixture(scope="session")
+def iris_results(tmp_path_factory):
+    """Two synthesized iris tasks (engine results), built once for the whole session."""
+    from sandmle.seeds import load_bundled_seed
+    from sandmle.synth import synthesize
+
+    out_dir = Path(tmp_path_factory.mktemp("bundles"))
+    return synthesize(load_bundled_seed("iris"), count=2, rng=11, out_dir=out_dir)
+
+
+@pytest.fixture
+def stored_tasks(db, users, iris_results):
+    """The session's iris tasks stored as rows of a finished synthesis run."""
+    from sandmle_web.jobs import JobState
+    from tasks_app import services
+    from tasks_app.models import Seed, SynthesisRun
+
+    services.seeds_load_bundled()
+    run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=2, state=JobState.SUCCEEDED)
+    return [services.synthesized_task_store(run=run, result=result) for result in iris_results]

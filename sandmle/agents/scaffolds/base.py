@@ -1,0 +1,190 @@
+"""What every scaffold shares: the episode context (sandbox, policy, feedback, budgets) and the turn record."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
+
+FEEDBACK_MODES = ("none", "validate", "score")
+
+
+@dataclass
+class Turn:
+    """One policy reply or one tool step; policy turns carry their token record."""
+
+    role: str
+    kind: str
+    text: str = ""
+    thinking: str = ""
+    code: str = ""
+    observation: str = ""
+    step: dict[str, Any] | None = None
+    well_formed: bool = True
+    started_s: float = 0.0
+    wall_s: float = 0.0
+    prompt_ids: list[int] | None = None
+    completion_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    messages: list[dict] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class EpisodeBudgetExceeded(Exception):
+    """Raised inside a scaffold when the episode's time budget is spent."""
+
+
+class EpisodeContext:
+    """The tools a scaffold may use in one episode, with the turn log the runner turns into a Trajectory."""
+
+    def __init__(
+        self,
+        *,
+        task_dir: Path,
+        sandbox: Any,
+        policy: Policy,
+        sampling: SamplingParams,
+        feedback: str = "none",
+        max_turns: int = 15,
+        time_budget_s: float = 900.0,
+        context_tokens: int = 32768,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.task_dir = Path(task_dir)
+        self.sandbox = sandbox
+        self.policy = policy
+        self.sampling = sampling
+        self.feedback = feedback
+        self.max_turns = max_turns
+        self.time_budget_s = time_budget_s
+        self.context_tokens = context_tokens
+        self.options = options or {}
+        self.turns: list[Turn] = []
+        self.started = time.monotonic()
+        self.workdir = Path(sandbox.workdir) if hasattr(sandbox, "workdir") else None
+
+    @property
+    def description(self) -> str:
+        return (self.task_dir / "public" / "description.md").read_text()
+
+    @property
+    def file_listing(self) -> str:
+        public = self.task_dir / "public"
+        names = sorted(p.relative_to(public).as_posix() for p in public.iterdir())
+        images = public / "images"
+        if images.is_dir():
+            count = sum(1 for _ in images.iterdir())
+            names = [n for n in names if n != "images"] + [f"images/ ({count} files)"]
+        return "\n".join(f"/public/{name}" for name in names)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def time_left(self) -> float:
+        return self.time_budget_s - self.elapsed()
+
+    def count_tokens(self, text: str) -> int:
+        counter = getattr(self.policy, "count_tokens", None)
+        # Without a tokenizer, four characters a token is the usual estimate for English and code.
+        return counter(text) if counter else len(text) // 4 + 1
+
+    def ask(self, messages: list[dict], *, reply_format: str, kind: str = "reply") -> tuple[PolicyReply, Turn]:
+        """One policy call, logged as a policy turn with its token ids and logprobs."""
+        if self.time_left() <= 0:
+            raise EpisodeBudgetExceeded()
+        sampling = SamplingParams(**{**self.sampling.to_dict(), "reply_format": reply_format})
+        started = self.elapsed()
+        reply = self.policy.generate(messages, sampling=sampling)
+        turn = Turn(
+            role="assistant",
+            kind=kind,
+            text=reply.text,
+            started_s=started,
+            wall_s=self.elapsed() - started,
+            prompt_ids=reply.prompt_ids,
+            completion_ids=reply.completion_ids,
+            logprobs=reply.logprobs,
+            messages=[dict(m) for m in messages] if self.options.get("record_messages", True) else None,
+            extra={"finish_reason": reply.finish_reason, "usage": reply.usage},
+        )
+        self.turns.append(turn)
+        return reply, turn
+
+    def run_code(self, code: str, *, kind: str = "python") -> Turn:
+        """Runs code in the sandbox and logs the tool turn; the observation is what the agent sees."""
+        started = self.elapsed()
+        result = self.sandbox.run_python(code)
+        step = result.to_dict()
+        turn = Turn(role="tool", kind=kind, code=code, observation=format_step(step), step=step,
+                    started_s=started, wall_s=self.elapsed() - started)
+        self.turns.append(turn)
+        return turn
+
+    def tool_note(self, kind: str, observation: str, *, well_formed: bool = True) -> Turn:
+        turn = Turn(role="tool", kind=kind, observation=observation, well_formed=well_formed, started_s=self.elapsed())
+        self.turns.append(turn)
+        return turn
+
+    @property
+    def submission_path(self) -> Path:
+        return self.workdir / "submission.csv"
+
+    def check_submission(self, mode: str) -> str:
+        """The feedback text for "validate" or "score" on the public split; "none" gives no feedback."""
+        from sandmle import grading
+
+        if mode == "none" or self.feedback == "none":
+            return "Feedback is not available in this run."
+        if mode == "score" and self.feedback != "score":
+            return "Scoring is not available in this run; only validation."
+        if not self.submission_path.exists():
+            return "No submission found at /workdir/submission.csv."
+        if mode == "validate":
+            errors = grading.validate_submission(self.task_dir, self.submission_path, split="public")
+            return "Submission is valid." if not errors else "Submission is invalid:\n" + "\n".join(errors)
+        report = grading.grade_submission(self.task_dir, self.submission_path, split="public")
+        feedback_text = getattr(grading, "feedback_text", None)
+        if feedback_text is not None:
+            return feedback_text(report, mode)
+        if not report.valid_submission:
+            return "Submission is invalid:\n" + "\n".join(report.errors)
+        return f"Public leaderboard score: {report.score} ({'lower' if report.is_lower_better else 'higher'} is better)"
+
+    def keep_submission(self, name: str) -> Path | None:
+        """Copies the current submission aside (tree search keeps one per node)."""
+        if not self.submission_path.exists():
+            return None
+        target = self.workdir / ".nodes" / f"{name}.csv"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.submission_path, target)
+        return target
+
+    def restore_submission(self, kept: Path | None) -> None:
+        if kept is not None and kept.exists():
+            shutil.copyfile(kept, self.submission_path)
+
+
+def format_step(step: dict[str, Any]) -> str:
+    """The observation text of a sandbox step: its output, and why it ended when it did not end normally."""
+    parts = []
+    if step.get("stdout"):
+        parts.append(step["stdout"].rstrip())
+    if step.get("stderr"):
+        parts.append("[stderr]\n" + step["stderr"].rstrip())
+    termination = step.get("termination", "ok")
+    if termination == "timeout":
+        parts.append(f"[the step was stopped after {step.get('wall_s', 0):.1f}s: time limit reached]")
+    elif termination == "memory":
+        parts.append("[the step was stopped: memory limit reached]")
+    elif termination != "ok":
+        parts.append(f"[exit code {step.get('exit_code')}, {termination}]")
+    if step.get("files_changed"):
+        parts.append("[files changed: " + ", ".join(step["files_changed"][:20]) + "]")
+    return "\n".join(parts) or "[no output]"

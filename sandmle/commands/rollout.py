@@ -1,0 +1,48 @@
+"""`sandmle rollout`: run a scaffold x policy over task bundles, write trajectories as JSONL, print the summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.errors import UsageError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("rollout", help="run episodes of a scaffold and policy over task bundles")
+    parser.add_argument("task_dirs", nargs="+", type=Path, metavar="TASK_DIR")
+    parser.add_argument("--scaffold", required=True, choices=SCAFFOLDS)
+    parser.add_argument("--policy", required=True, help="baseline | openai:MODEL@URL | hf:PATH")
+    parser.add_argument("--samples", type=int, default=1, help="episodes per task (the GRPO group size)")
+    parser.add_argument("--out", required=True, type=Path, help="JSONL file for the trajectories")
+    parser.add_argument("--feedback", default="none", choices=("none", "validate", "score"))
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--max-turns", type=int, default=15)
+    parser.add_argument("--time-budget", type=float, default=900.0, help="seconds per episode")
+    parser.add_argument("--step-timeout", type=float, default=60.0, help="seconds per sandbox step")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def run(args) -> int:
+    from sandmle.rollout import EpisodeConfig, run_batch, summarize
+
+    for task_dir in args.task_dirs:
+        if not (task_dir / "public").is_dir() or not (task_dir / "private" / "grading.json").exists():
+            raise FileNotFoundError(f"not a task bundle (needs public/ and private/grading.json): {task_dir}")
+    if args.samples < 1 or args.concurrency < 1:
+        raise UsageError("--samples and --concurrency must be at least 1")
+    config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
+                           step_timeout_s=args.step_timeout, seed=args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w") as out:
+        def write(trajectory) -> None:
+            out.write(trajectory.to_json() + "\n")
+            out.flush()
+
+        trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=args.policy, samples=args.samples,
+                                 concurrency=args.concurrency, config=config, on_trajectory=write)
+    print(json.dumps(summarize(trajectories)))
+    return 0

@@ -1,0 +1,290 @@
+"""The one episode runner for training and evaluation, and a threaded batch runner over tasks x samples."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from sandmle.agents.policies.base import Policy, SamplingParams, make_policy
+from sandmle.agents.scaffolds import get_scaffold
+from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
+from sandmle.errors import UsageError
+
+
+@dataclass
+class EpisodeConfig:
+    """Budgets and settings of one episode; the same object drives training and evaluation runs."""
+
+    feedback: str = "none"
+    max_turns: int = 15
+    time_budget_s: float = 900.0
+    step_timeout_s: float = 60.0
+    memory_mb: int = 2048
+    context_tokens: int = 32768
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    seed: int = 0
+    scaffold_options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.feedback not in FEEDBACK_MODES:
+            raise UsageError(f"feedback {self.feedback!r}: expected one of {', '.join(FEEDBACK_MODES)}")
+
+
+@dataclass
+class Trajectory:
+    """Everything one episode produced: turns, token records, grade, rewards, timings."""
+
+    task_id: str
+    scaffold: str
+    policy: str
+    sample_index: int = 0
+    group_id: str = ""
+    turns: list[dict] = field(default_factory=list)
+    tokens: list[dict] = field(default_factory=list)
+    sequence: dict | None = None
+    grade: dict | None = None
+    rewards: dict[str, dict] = field(default_factory=dict)
+    format_rate: float = 0.0
+    termination: str = "error"
+    error: str | None = None
+    wall_s: float = 0.0
+    mean_step_latency_s: float | None = None
+    feedback: str = "none"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+
+def token_records(turns: list[dict]) -> list[dict]:
+    """Per policy turn: prompt ids, completion ids, a mask of 0 over the prompt and 1 over the completion, logprobs."""
+    records = []
+    for index, turn in enumerate(turns):
+        if turn["role"] != "assistant" or turn.get("completion_ids") is None:
+            continue
+        prompt, completion = turn.get("prompt_ids") or [], turn["completion_ids"]
+        records.append({
+            "turn": index,
+            "prompt_ids": prompt,
+            "completion_ids": completion,
+            "mask": [0] * len(prompt) + [1] * len(completion),
+            "logprobs": turn.get("logprobs"),
+        })
+    return records
+
+
+def flatten_tokens(records: list[dict]) -> dict | None:
+    """One sequence for the whole episode when every prompt extends the previous prompt + completion token for token.
+
+    The tokens a later prompt adds (tool observations, chat markup) get mask 0. If any prompt does not start with the
+    earlier tokens (the context was trimmed, or the template re-tokenised a reply differently) no sequence is made:
+    a mask guessed from text would train on the wrong tokens.
+    """
+    if not records:
+        return None
+    ids = list(records[0]["prompt_ids"])
+    mask = [0] * len(ids)
+    logprobs: list[float | None] = [None] * len(ids)
+    for position, record in enumerate(records):
+        if position:
+            prompt = record["prompt_ids"]
+            if prompt[: len(ids)] != ids:
+                return None
+            added = prompt[len(ids):]
+            ids += added
+            mask += [0] * len(added)
+            logprobs += [None] * len(added)
+        ids += record["completion_ids"]
+        mask += [1] * len(record["completion_ids"])
+        logprobs += list(record["logprobs"] or [None] * len(record["completion_ids"]))
+    return {"ids": ids, "mask": mask, "logprobs": logprobs, "prompt_length": len(records[0]["prompt_ids"])}
+
+
+def _task_id(task_dir: Path) -> str:
+    task_file = task_dir / "task.json"
+    if task_file.exists():
+        return str(json.loads(task_file.read_text()).get("task_id", task_dir.name))
+    return task_dir.name
+
+
+def run_episode(
+    task_dir: Path,
+    *,
+    scaffold: str,
+    policy: Policy,
+    config: EpisodeConfig,
+    workdir: Path | None = None,
+    pool: Any = None,
+    sample_index: int = 0,
+    group_id: str | None = None,
+) -> Trajectory:
+    """Runs one episode; an exception anywhere becomes a trajectory with termination "error" and its traceback."""
+    task_dir = Path(task_dir)
+    started = time.monotonic()
+    trajectory = Trajectory(task_id=_task_id(task_dir), scaffold=scaffold, policy=getattr(policy, "name", "policy"),
+                            sample_index=sample_index, group_id=group_id or f"{_task_id(task_dir)}", feedback=config.feedback)
+    own_workdir = workdir is None
+    workdir = Path(tempfile.mkdtemp(prefix="sandmle-episode-")) if own_workdir else Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    context = None
+    try:
+        from sandmle.sandbox import Limits, Sandbox
+
+        run_scaffold = get_scaffold(scaffold)
+        sandbox = Sandbox(public_dir=task_dir / "public", workdir=workdir,
+                          limits=Limits(timeout_s=config.step_timeout_s, memory_mb=config.memory_mb), pool=pool)
+        sampling = SamplingParams(**{**config.sampling.to_dict(), "seed": config.seed + sample_index})
+        context = EpisodeContext(task_dir=task_dir, sandbox=sandbox, policy=policy, sampling=sampling,
+                                 feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
+                                 context_tokens=config.context_tokens, options=dict(config.scaffold_options))
+        try:
+            trajectory.termination = run_scaffold(context)
+        finally:
+            close = getattr(sandbox, "close", None)
+            if close:
+                close()
+        report = _grade(trajectory, task_dir, workdir / "submission.csv")
+        _record_turns(trajectory, context)
+        _reward_all(trajectory, report)
+    except Exception:
+        trajectory.termination = "error"
+        trajectory.error = traceback.format_exc()
+        if context is not None:
+            _record_turns(trajectory, context)
+    finally:
+        trajectory.wall_s = time.monotonic() - started
+        if own_workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return trajectory
+
+
+def _record_turns(trajectory: Trajectory, context: EpisodeContext) -> None:
+    trajectory.turns = [turn.to_dict() for turn in context.turns]
+    trajectory.tokens = token_records(trajectory.turns)
+    trajectory.sequence = flatten_tokens(trajectory.tokens)
+    policy_turns = [t for t in trajectory.turns if t["role"] == "assistant"]
+    trajectory.format_rate = sum(t["well_formed"] for t in policy_turns) / len(policy_turns) if policy_turns else 0.0
+    steps = [t["wall_s"] for t in trajectory.turns if t["step"] is not None]
+    trajectory.mean_step_latency_s = statistics.fmean(steps) if steps else None
+    if "tree" in context.options:
+        trajectory.extra["tree"] = context.options["tree"]
+
+
+def _grade(trajectory: Trajectory, task_dir: Path, submission: Path) -> Any:
+    from sandmle.grading import grade_submission
+
+    report = grade_submission(task_dir, submission, split="private")
+    trajectory.grade = report.to_dict()
+    return report
+
+
+def _reward_all(trajectory: Trajectory, report: Any) -> None:
+    """Every reward scheme's breakdown; needs the format rate, so it runs after the turns are recorded."""
+    from sandmle.rewards import REWARD_SCHEMES, compute_reward
+
+    for name in REWARD_SCHEMES:
+        trajectory.rewards[name] = compute_reward(name, report=report, format_rate=trajectory.format_rate,
+                                                  trajectory=trajectory.to_dict()).to_dict()
+
+
+class _SerialPolicy:
+    """Lets one local model serve several episode threads by taking turns (its forward pass is not thread-safe)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.inner = policy
+        self.name = policy.name
+        self._lock = threading.Lock()
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)  # type: ignore[attr-defined]
+
+    def generate(self, messages: list[dict], *, sampling: SamplingParams):
+        with self._lock:
+            return self.inner.generate(messages, sampling=sampling)
+
+
+def _make_pool() -> Any:
+    try:
+        from sandmle.sandbox import SandboxPool
+    except ImportError:
+        return None
+    return SandboxPool()
+
+
+def run_batch(
+    task_dirs: list[Path],
+    *,
+    scaffold: str,
+    policy_spec: str | Policy,
+    samples: int,
+    concurrency: int,
+    config: EpisodeConfig,
+    on_trajectory: Callable[[Trajectory], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    pool: Any = None,
+) -> list[Trajectory]:
+    """Runs every task `samples` times (one GRPO group per task) on `concurrency` threads, in task-then-sample order."""
+    if samples < 1 or concurrency < 1:
+        raise UsageError("samples and concurrency must be at least 1")
+    get_scaffold(scaffold)
+    policy = make_policy(policy_spec) if isinstance(policy_spec, str) else policy_spec
+    if hasattr(policy, "count_tokens") and not isinstance(policy, _SerialPolicy) and getattr(policy, "name", "").startswith("hf:"):
+        policy = _SerialPolicy(policy)
+    own_pool = pool is None
+    pool = _make_pool() if own_pool else pool
+    callback_lock = threading.Lock()
+
+    def one(job: tuple[int, Path, int]) -> Trajectory | None:
+        group, task_dir, sample_index = job
+        if should_cancel is not None and should_cancel():
+            return None
+        trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
+                                 sample_index=sample_index, group_id=f"{group}:{_task_id(Path(task_dir))}")
+        if on_trajectory is not None:
+            with callback_lock:
+                on_trajectory(trajectory)
+        return trajectory
+
+    jobs = [(group, Path(task_dir), k) for group, task_dir in enumerate(task_dirs) for k in range(samples)]
+    try:
+        with ThreadPoolExecutor(max_workers=concurrency) as executor:
+            results = list(executor.map(one, jobs))
+    finally:
+        close = getattr(pool, "close", None) if own_pool else None
+        if close:
+            close()
+    return [t for t in results if t is not None]
+
+
+def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
+    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate and termination counts."""
+    count = len(trajectories)
+    grades = [t.grade or {} for t in trajectories]
+    latencies = [t.mean_step_latency_s for t in trajectories if t.mean_step_latency_s is not None]
+    schemes = sorted({name for t in trajectories for name in t.rewards})
+    terminations: dict[str, int] = {}
+    for t in trajectories:
+        terminations[t.termination] = terminations.get(t.termination, 0) + 1
+    return {
+        "episodes": count,
+        "valid_rate": sum(bool(g.get("valid_submission")) for g in grades) / count if count else 0.0,
+        "medal_rate": sum(bool(g.get("any_medal")) for g in grades) / count if count else 0.0,
+        "above_median_rate": sum(bool(g.get("above_median")) for g in grades) / count if count else 0.0,
+        "mean_reward": {name: statistics.fmean(t.rewards[name]["total"] for t in trajectories if name in t.rewards)
+                        for name in schemes},
+        "mean_format_rate": statistics.fmean(t.format_rate for t in trajectories) if count else 0.0,
+        "mean_step_latency_s": statistics.fmean(latencies) if latencies else None,
+        "terminations": terminations,
+    }

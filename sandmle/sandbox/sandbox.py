@@ -1,0 +1,166 @@
+"""One episode's sandbox: runs a step of agent code under bubblewrap (cold) or through a warm SandboxPool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from sandmle.sandbox.cgroups import StepCgroup
+from sandmle.sandbox.limits import (
+    SANDBOX_UID, Limits, SandboxUnavailable, StepResult, apply_rlimits, changed_files, classify,
+    prepare_workdir, python_paths, read_capped, scrubbed_env, snapshot,
+)
+
+UNSAFE_ENV_VAR = "SANDMLE_UNSAFE_PLAIN_SUBPROCESS"
+
+
+def unsafe_mode() -> bool:
+    return os.environ.get(UNSAFE_ENV_VAR) == "1"
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+class Sandbox:
+    """One episode: public/ read-only at /public, a persistent scratch dir at /workdir, a fresh process per step.
+
+    Without bubblewrap it refuses to run unless SANDMLE_UNSAFE_PLAIN_SUBPROCESS=1; then a step is a plain
+    subprocess with cwd = the host workdir, and public_path/work_path are the host paths.
+    """
+
+    def __init__(self, *, public_dir: Path, workdir: Path, limits: Limits | None = None, pool=None) -> None:
+        self.public_dir = Path(public_dir).resolve()
+        if not self.public_dir.is_dir():
+            raise FileNotFoundError(f"public dir not found: {self.public_dir}")
+        self.workdir = Path(workdir).resolve()
+        prepare_workdir(self.workdir)
+        self.limits = limits or Limits()
+        self.pool = pool
+        self.bwrap = bwrap_path()
+        self.unsafe = self.bwrap is None or not _bwrap_works(self.bwrap)
+        if self.unsafe and not unsafe_mode():
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is missing or cannot create namespaces here; refusing to run untrusted code. "
+                f"Set {UNSAFE_ENV_VAR}=1 to allow a plain subprocess (development only, NOT isolated).")
+        self.public_path = str(self.public_dir) if self.unsafe else "/public"
+        self.work_path = str(self.workdir) if self.unsafe else "/workdir"
+
+    def run_python(self, code: str) -> StepResult:
+        return self._run(kind="python", payload=code)
+
+    def run_shell(self, command: str) -> StepResult:
+        return self._run(kind="shell", payload=command)
+
+    def _run(self, *, kind: str, payload: str) -> StepResult:
+        prepare_workdir(self.workdir)
+        before = snapshot(self.workdir)
+        if self.pool is not None and not self.unsafe:
+            result = self.pool.run_step(public_dir=self.public_dir, workdir=self.workdir, kind=kind,
+                                        payload=payload, limits=self.limits)
+        else:
+            result = self._run_cold(kind=kind, payload=payload)
+        result.files_changed = changed_files(before, snapshot(self.workdir))
+        return result
+
+    def _command(self, *, kind: str, step_dir: Path) -> list[str]:
+        paths = python_paths()
+        inner_step = str(step_dir) if self.unsafe else "/.sandmle"
+        inner = ([paths["python"], f"{inner_step}/step.py"] if kind == "python"
+                 else ["/bin/sh", f"{inner_step}/step.sh"])
+        if self.unsafe:
+            return inner
+        # As root, bwrap runs without a user namespace and setpriv drops the step to the real uid 65534, so
+        # RLIMIT_NPROC counts and the 65534-owned workdir is writable; as non-root, bwrap maps the caller's uid.
+        as_root = os.geteuid() == 0
+        unshare = (["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+                   if as_root else ["--unshare-all"])
+        args = [self.bwrap, *unshare, "--die-with-parent", "--new-session",
+                "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+                "--ro-bind", paths["base_prefix"], paths["base_prefix"]]
+        for site in filter(None, paths["site_packages"].split(os.pathsep)):
+            if not site.startswith(paths["base_prefix"] + os.sep):
+                args += ["--ro-bind", site, site]
+        for etc_file in ("/etc/ld.so.cache", "/etc/localtime"):
+            if os.path.exists(etc_file):
+                args += ["--ro-bind", etc_file, etc_file]
+        args += ["--ro-bind", str(self.public_dir), "/public", "--bind", str(self.workdir), "/workdir",
+                 "--ro-bind", str(step_dir), "/.sandmle", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+                 "--chdir", "/workdir", "--"]
+        if as_root:
+            args += ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
+                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+        return args + inner
+
+    def _run_cold(self, *, kind: str, payload: str) -> StepResult:
+        with tempfile.TemporaryDirectory(prefix="sandmle-step-") as tmp:
+            step_dir = Path(tmp)
+            (step_dir / ("step.py" if kind == "python" else "step.sh")).write_text(payload)
+            os.chmod(step_dir, 0o755)
+            stdout_path, stderr_path = step_dir / "stdout", step_dir / "stderr"
+            env = scrubbed_env(home=self.work_path, site_packages=python_paths()["site_packages"])
+            limits = self.limits
+            # RLIMIT_NPROC binds once setpriv drops to uid 65534; the pids cgroup bounds the tree as well.
+            cgroup = StepCgroup(memory_mb=limits.memory_mb, processes=limits.processes) if not self.unsafe else None
+
+            def before_exec() -> None:
+                if cgroup is not None:
+                    cgroup.join()
+                apply_rlimits(limits)
+
+            start = time.monotonic()
+            usage_before = os.times()
+            with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+                process = subprocess.Popen(self._command(kind=kind, step_dir=step_dir), stdin=subprocess.DEVNULL,
+                                           stdout=out, stderr=err, cwd=str(self.workdir), env=env,
+                                           start_new_session=True, preexec_fn=before_exec)
+                timed_out = False
+                try:
+                    process.wait(timeout=limits.timeout_s)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                _kill_group(process.pid)
+                process.wait()
+            oom = cgroup.oom_killed() if cgroup is not None else False
+            if cgroup is not None:
+                cgroup.remove()
+            wall = time.monotonic() - start
+            usage_after = os.times()
+            cpu = (usage_after.children_user - usage_before.children_user
+                   + usage_after.children_system - usage_before.children_system)
+            stdout, stderr = read_capped(stdout_path), read_capped(stderr_path)
+        exit_code, termination = classify(returncode=process.returncode, timed_out=timed_out, stderr=stderr)
+        if oom and termination in ("killed", "error"):
+            termination = "memory"
+        return StepResult(exit_code=exit_code, termination=termination, wall_s=round(wall, 4), cpu_s=round(cpu, 4),
+                          stdout=stdout, stderr=stderr)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_BWRAP_CHECKED: dict[str, bool] = {}
+
+
+def _bwrap_works(bwrap: str) -> bool:
+    """Whether bwrap can create its namespaces here (checked once per process)."""
+    if bwrap not in _BWRAP_CHECKED:
+        try:
+            probe = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin",
+                                    "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                                    "--", "/usr/bin/true"], capture_output=True, timeout=10,
+                                   env={"PATH": "/usr/bin"})
+            _BWRAP_CHECKED[bwrap] = probe.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            _BWRAP_CHECKED[bwrap] = False
+    return _BWRAP_CHECKED[bwrap]

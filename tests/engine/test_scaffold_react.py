@@ -1,0 +1,78 @@
+"""ReAct's control flow under a scripted policy: tool calls, malformed turns, timeouts, feedback and the context limit."""
+
+from __future__ import annotations
+
+from sandmle.agents.scaffolds.react import fit_context, parse_reply
+from sandmle.rollout import EpisodeConfig, run_episode
+from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
+
+
+def test_react_episode_with_malformed_turns_and_timeout(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="binary")
+    policy = ScriptedPolicy([
+        "<think>look</think><python>print('hello from the sandbox')</python>",
+        "I forgot the tool call.",
+        "<think>two at once</think><python>print(1)</python><validate/>",
+        "<think>loop</think><python>while True:\n    pass</python>",
+        f"<think>write</think><python>{COPY_SAMPLE}</python>",
+        "<think>check</think><validate/>",
+        "<think>done</think><answer>submission.csv</answer>",
+    ])
+    config = EpisodeConfig(feedback="validate", step_timeout_s=2.0)
+    trajectory = run_episode(task_dir, scaffold="react", policy=policy, config=config, workdir=tmp_path / "work")
+
+    assert trajectory.error is None, trajectory.error
+    assert trajectory.termination == "answered"
+    observations = [t["observation"] for t in trajectory.turns if t["role"] == "tool"]
+    assert "hello from the sandbox" in observations[0]
+    assert "Format error: no tool call" in observations[1]
+    assert "Format error: 2 tool calls" in observations[2]
+    timeout_turn = [t for t in trajectory.turns if t["step"] and t["step"]["termination"] == "timeout"]
+    assert len(timeout_turn) == 1 and "time limit" in timeout_turn[0]["observation"]
+    assert "Submission is valid." in observations[5]
+    assert abs(trajectory.format_rate - 5 / 7) < 1e-9
+    assert trajectory.grade["valid_submission"] is True
+    assert set(trajectory.rewards) >= {"dense", "sparse"}
+    # The policy saw the observation of its code in the next prompt.
+    second_prompt = policy.calls[1][0]
+    assert "hello from the sandbox" in second_prompt[-1]["content"]
+
+
+def test_react_stops_at_max_turns_and_without_feedback_tools(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="regression")
+    policy = ScriptedPolicy(reply_fn=lambda messages, sampling: "<think>again</think><python>print(2)</python>")
+    trajectory = run_episode(task_dir, scaffold="react", policy=policy, config=EpisodeConfig(max_turns=3))
+    assert trajectory.termination == "max_turns"
+    assert len(policy.calls) == 3
+    assert "<validate/>" not in policy.calls[0][0][0]["content"]
+    assert trajectory.grade["submission_exists"] is False
+
+
+def test_parse_reply_finds_every_tool_call():
+    thinking, calls = parse_reply("<think>plan <python>not a call</python></think><score/>")
+    assert thinking.startswith("plan")
+    assert calls == [("score", "")]
+
+
+def test_context_limit_drops_failed_turns_then_keeps_last_two(tmp_path):
+    class Context:
+        context_tokens = 60
+
+        class sampling:
+            max_tokens = 10
+
+        @staticmethod
+        def count_tokens(text):
+            return len(text) // 4 + 1
+
+    head = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"}]
+    turns = []
+    for index in range(4):
+        turns += [{"role": "assistant", "content": f"reply {index} " + "x" * 40}, {"role": "user", "content": f"obs {index}"}]
+    kept, overflow = fit_context(Context, head + turns, failed={0})
+    assert not overflow
+    assert kept[:2] == head
+    assert kept[2:] == turns[-4:]
+    Context.context_tokens = 10_000
+    kept, overflow = fit_context(Context, head + turns, failed={0})
+    assert kept == head + turns

@@ -1,0 +1,76 @@
+"""Rollout batches in the studio: launch validation, the batch page, the trajectory page, side by side, JSONL export."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tasks_app import services as task_services
+from training_app import services
+from training_app.models import RolloutBatch
+
+
+@pytest.fixture
+def task_set(users, stored_tasks):
+    approved = []
+    for task in stored_tasks:
+        if task.status == "pending_review":
+            approved.append(task_services.task_approve(task=task, user=users["reviewer"]).task_id)
+    return task_services.task_set_create(name="web-set", task_ids=approved, user=users["curator"])
+
+
+@pytest.fixture
+def finished_batch(users, task_set, django_capture_on_commit_callbacks):
+    """A batch run in-process by the real engine (baseline policy, ReAct) and stored as a worker would."""
+    with django_capture_on_commit_callbacks(execute=False):
+        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=2,
+                                              user=users["curator"])
+    assert services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
+    batch.refresh_from_db()
+    return batch
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("scaffold", "langchain", "expected one of"),
+    ("policy", "gpt", "expected baseline"),
+    ("policy", "openai:model@ftp://x", "openai:MODEL@"),
+    ("samples", 0, "greater than or equal"),
+    ("task_set", "missing", "no task set"),
+])
+def test_bad_launch_is_a_field_error(api_for, task_set, field, value, words):
+    body = {"task_set": "web-set", "scaffold": "react", "policy": "baseline", "samples": 1} | {field: value}
+    response = api_for("curator").post("/api/rollout-batches/", body, format="json")
+    assert response.status_code == 400 and words in response.json()[field][0]
+    assert not RolloutBatch.objects.exists()
+
+
+def test_viewer_cannot_launch(api_for, task_set):
+    body = {"task_set": "web-set", "scaffold": "react", "policy": "baseline"}
+    assert api_for("viewer").post("/api/rollout-batches/", body, format="json").status_code == 403
+
+
+def test_hf_policy_goes_to_the_gpu_queue(users, task_set, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="hf:/models/x", user=users["curator"])
+    assert batch.queue == "gpu" and len(callbacks) == 1
+
+
+def test_batch_trajectory_compare_and_export_pages(client_for, finished_batch):
+    client = client_for("viewer")
+    assert finished_batch.state == "succeeded", finished_batch.error
+    page = client.get(f"/rollouts/{finished_batch.id}/")
+    assert page.status_code == 200 and b"compare side by side" in page.content
+    trajectory = finished_batch.trajectories.first()
+    detail = client.get(f"/trajectories/{trajectory.id}/")
+    assert detail.status_code == 200 and b"turn 1" in detail.content and b"dense" in detail.content
+    compare = client.get(f"/rollouts/{finished_batch.id}/compare/{trajectory.task.task_id}/")
+    assert compare.status_code == 200 and compare.content.count(b"sample #") == 2
+    export = client.get(f"/rollouts/{finished_batch.id}/trajectories.jsonl")
+    lines = b"".join(export.streaming_content).decode().splitlines()
+    assert len(lines) == finished_batch.trajectories.count()
+    assert {"turns", "grade", "rewards", "termination"} <= set(json.loads(lines[0]))
+
+
+def test_redelivered_batch_does_nothing(finished_batch):
+    assert services.rollout_batch_execute(batch_id=finished_batch.id, worker="again") is False
