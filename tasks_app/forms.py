@@ -28,7 +28,7 @@ class SeedUploadForm(forms.Form):
 class SynthesisRunForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=200, initial=4)
     rng = forms.IntegerField(min_value=0, initial=0, label="rng seed")
-    llm_url = forms.URLField(required=False, label="LLM base URL (optional)")
+    llm_url = forms.URLField(required=False, assume_scheme="https", label="LLM base URL (optional)")
     llm_model = forms.CharField(max_length=200, required=False, label="LLM model")
 
 

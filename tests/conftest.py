@@ -12,6 +12,14 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+@pytest.fixture(autouse=True)
+def plain_http(settings):
+    """Tests talk plain HTTP to the test client and the live server; production redirects to HTTPS."""
+    settings.SECURE_SSL_REDIRECT = False
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+
+
 @pytest.fixture
 def users(db):
     """viewer, curator, reviewer and admin users, each holding only its role; password is 'pw-<name>'."""

@@ -29,7 +29,7 @@ def test_login_page_and_redirect(client, users):
 
 def test_wrong_password_says_so(client, users):
     response = client.post("/login/", {"username": "viewer", "password": "nope"})
-    assert response.status_code == 200 and b"didn&#x27;t match" in response.content
+    assert response.status_code == 200 and b"match" in response.content and b"Please try again" in response.content
 
 
 def test_user_without_role_gets_403(client, db):
