@@ -1,0 +1,271 @@
+"""The stages wired together: a TaskSpec alone determines its bundle byte for byte; `synthesize` makes validated tasks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from PIL import Image
+
+from sandmle.bundle import bundle_hash, file_hashes, write_csv, write_json
+from sandmle.dna import TaskDNA, extract_dna
+from sandmle.metrics import get_metric
+from sandmle.synth import calibrate, rules
+from sandmle.synth.domains import DomainChoice, mutate_domain
+from sandmle.synth.generate import inject_noise, sample_features
+
+GENERATOR_VERSION = "sandmle-synth/1"
+PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
+
+
+@dataclass
+class TaskSpec:
+    seed_name: str
+    dna: dict
+    domain: dict
+    rule: dict
+    noise: dict
+    n_train: int
+    n_test: int
+    rng_seed: int
+    metric: str
+    generator_version: str = GENERATOR_VERSION
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TaskSpec":
+        return cls(**data)
+
+    @property
+    def task_id(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.seed_name}-{self.domain['domain_id']}-{digest}".replace("_", "-")
+
+
+@dataclass
+class SynthesisResult:
+    task_id: str
+    status: str  # validated | rejected
+    spec: TaskSpec
+    bundle_dir: Path
+    rule_family: str
+    domain_id: str
+    milestones: dict
+    ladder: dict
+    reasons: list[str] = field(default_factory=list)
+    log: list[dict] = field(default_factory=list)
+    bundle_sha256: str = ""
+
+    def summary(self) -> dict:
+        return {"id": self.task_id, "status": self.status, "rule_family": self.rule_family, "domain": self.domain_id,
+                "milestones": self.milestones, "reasons": self.reasons}
+
+
+def _families(dna: TaskDNA) -> tuple[str, ...]:
+    if dna.modality == "image":
+        return rules.IMAGE_FAMILIES
+    return rules.REGRESSION_FAMILIES if dna.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
+
+
+def _materialize(spec: TaskSpec):
+    """Rebuild the clean features, clean and noisy labels of a spec, deterministically."""
+    dna = TaskDNA.from_dict(spec.dna)
+    choice = DomainChoice(**spec.domain)
+    rng = np.random.default_rng([spec.rng_seed, 1])
+    clean = sample_features(dna, choice, n_rows=spec.n_train + spec.n_test, rng=rng)
+    clean_labels = rules.apply_rule(spec.rule, clean)
+    noisy, labels = inject_noise(clean, clean_labels, recipe=spec.noise, task_type=dna.task_type,
+                                 n_classes=max(len(choice.label_names), 2), rng=rng)
+    return dna, choice, clean, clean_labels, noisy, labels
+
+
+def _submission_columns(choice: DomainChoice, metric: str, task_type: str) -> list[str]:
+    if get_metric(metric).prediction == "probability" and task_type == "multiclass":
+        return ["id", *choice.label_names]
+    return ["id", choice.target_name]
+
+
+def build_bundle(spec: TaskSpec, out_dir: Path) -> Path:
+    """Write the bundle of `spec` to out_dir/<task_id>/; returns that directory."""
+    dna, choice, clean, clean_labels, noisy, labels = _materialize(spec)
+    task_dir = Path(out_dir) / spec.task_id
+    if task_dir.exists():
+        shutil.rmtree(task_dir)
+    (task_dir / "public").mkdir(parents=True)
+    n = len(noisy)
+    ids = [f"{spec.seed_name[:3]}_{i:05d}" for i in np.random.default_rng([spec.rng_seed, 2]).permutation(n)]
+    classification = dna.task_type != "regression"
+    target = choice.target_name
+    target_values = [choice.label_names[int(k)] for k in labels] if classification else np.round(labels, 4)
+    if dna.modality == "image":
+        side = int(np.sqrt(noisy.shape[1]))
+        top = float(noisy.to_numpy().max() or 1.0)
+        (task_dir / "public" / "images").mkdir()
+        for identifier, row in zip(ids, noisy.to_numpy()):
+            pixels = np.clip(row.reshape(side, side) / top * 255, 0, 255).astype(np.uint8)
+            Image.fromarray(pixels, mode="L").save(task_dir / "public" / "images" / f"{identifier}.png", optimize=False)
+        public = pd.DataFrame({"id": ids, "image": [f"images/{i}.png" for i in ids]})
+    else:
+        public = pd.concat([pd.DataFrame({"id": ids}), noisy.reset_index(drop=True)], axis=1)
+    train = public.iloc[: spec.n_train].assign(**{target: list(target_values[: spec.n_train])})
+    test = public.iloc[spec.n_train:].reset_index(drop=True)
+    write_csv(train, task_dir / "public" / "train.csv")
+    write_csv(test, task_dir / "public" / "test.csv")
+    split_rng = np.random.default_rng([spec.rng_seed, 3])
+    leaderboard = np.where(split_rng.uniform(size=spec.n_test) < PUBLIC_SHARE, "public", "private")
+    answers = pd.DataFrame({"id": test["id"], target: list(target_values[spec.n_train:]), "leaderboard": leaderboard})
+    write_csv(answers, task_dir / "private" / "answers.csv")
+    columns = _submission_columns(choice, spec.metric, dna.task_type)
+    sample = pd.DataFrame({"id": test["id"]})
+    metric = get_metric(spec.metric)
+    for column in columns[1:]:
+        if metric.prediction == "probability":
+            sample[column] = 1.0 / max(len(columns) - 1, 2) if len(columns) > 2 else 0.5
+        elif classification:
+            sample[column] = choice.label_names[0]
+        else:
+            sample[column] = 0.0
+    write_csv(sample, task_dir / "public" / "sample_submission.csv")
+    described = [{"name": f["name"], "unit": f["unit"]} for f in choice.features]
+    (task_dir / "public" / "description.md").write_text(_description(choice, spec, dna, described, columns), encoding="utf-8")
+    write_json(spec.rule | {"description": rules.describe_rule(spec.rule, label_names=choice.label_names or [""])},
+               task_dir / "private" / "rule.json")
+    return task_dir
+
+
+def _description(choice: DomainChoice, spec: TaskSpec, dna: TaskDNA, described: list[dict], columns: list[str]) -> str:
+    metric = get_metric(spec.metric)
+    direction = "lower is better" if metric.is_lower_better else "higher is better"
+    what = (f"predict `{choice.target_name}` ({choice.target_unit})" if dna.task_type == "regression"
+            else f"predict `{choice.target_name}`, one of: {', '.join(f'`{n}`' for n in choice.label_names)}")
+    rows = "\n".join(f"| `{f['name']}` | {f['unit']} |" for f in described) or "| `image` | an 8-bit greyscale PNG under `images/` |"
+    submission = {"label": f"the predicted `{choice.target_name}` label", "value": f"the predicted `{choice.target_name}`",
+                  "probability": "the predicted probability of each class" if len(columns) > 2
+                  else f"the predicted probability that `{choice.target_name}` is `{(choice.label_names or ['', ''])[-1]}`"}[metric.prediction]
+    return (f"# {choice.title}\n\n## Overview\n\n{choice.context} Each row is one {choice.entity}; {what}.\n\n"
+            f"## Data\n\n- `train.csv`: {spec.n_train} rows with the target.\n- `test.csv`: {spec.n_test} rows without it.\n"
+            f"- `sample_submission.csv`: the submission format.\n" + ("- `images/`: one PNG per row.\n" if dna.modality == "image" else "")
+            + f"\n| column | unit |\n| --- | --- |\n| `id` | row identifier |\n{rows}\n\n"
+            f"Like real data, some values are missing and some readings are implausible.\n\n"
+            f"## Evaluation\n\nSubmissions are scored with **{metric.name}** ({direction}).\n\n"
+            f"## Submission format\n\nA CSV with header `{','.join(columns)}`: one row per test `id`, with {submission}.\n")
+
+
+def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
+    dna, choice, clean, clean_labels, noisy, labels = _materialize(spec)
+    classification = dna.task_type != "regression"
+    answers = pd.read_csv(task_dir / "private" / "answers.csv")
+    private = (answers["leaderboard"] == "private").to_numpy()
+    x_train, x_test = noisy.iloc[: spec.n_train].to_numpy(), noisy.iloc[spec.n_train:].to_numpy()[private]
+    y_train, y_test = labels[: spec.n_train], labels[spec.n_train:][private]
+    label_ids = list(range(len(choice.label_names))) if classification else None
+    metric = get_metric(spec.metric)
+    oracle = rules.apply_rule(spec.rule, clean.iloc[spec.n_train:]).astype(float if not classification else int)[private]
+    if metric.prediction == "probability":
+        eps = spec.noise["label_noise"]
+        k = len(label_ids)
+        onehot = np.full((len(oracle), k), eps / k)
+        onehot[np.arange(len(oracle)), oracle] += 1 - eps
+        oracle = onehot[:, 1] if k == 2 else onehot
+    if classification and len(np.unique(y_train)) < len(label_ids):
+        return {}, {}, ["a class is missing from the training rows"]
+    ladder = calibrate.ladder_scores(x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
+                                     oracle_prediction=oracle, metric=spec.metric, task_type=dna.task_type,
+                                     labels=label_ids, rng_seed=spec.rng_seed)
+    milestones = calibrate.milestone_thresholds(ladder, is_lower_better=metric.is_lower_better)
+    public = pd.concat([pd.DataFrame({"id": np.arange(len(noisy))}), noisy], axis=1)
+    public_test = public.iloc[spec.n_train:][private]
+    leaks = calibrate.single_column_scores(public.iloc[: spec.n_train], public_test, y_train, y_test,
+                                           metric=spec.metric, task_type=dna.task_type, labels=label_ids)
+    shift = calibrate.shift_pvalues(noisy.iloc[: spec.n_train], noisy.iloc[spec.n_train:])
+    reasons = calibrate.critic(ladder=ladder, milestones=milestones, is_lower_better=metric.is_lower_better,
+                               leak_scores=leaks, shift_pvalues=shift)
+    return ladder, milestones, reasons
+
+
+def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dict, choice: DomainChoice, dna: TaskDNA) -> str:
+    metric = get_metric(spec.metric)
+    classification = dna.task_type != "regression"
+    write_json({"metric": spec.metric, "is_lower_better": metric.is_lower_better, "task_type": dna.task_type,
+                "id_column": "id", "target_column": choice.target_name,
+                "labels": choice.label_names if classification else None,
+                "submission_columns": _submission_columns(choice, spec.metric, dna.task_type),
+                "milestones": milestones, "ladder": ladder}, task_dir / "private" / "grading.json")
+    hashes = file_hashes(task_dir)
+    digest = bundle_hash(hashes)
+    write_json({"task_id": spec.task_id, "generator_version": GENERATOR_VERSION, "spec": spec.to_dict(),
+                "bundle_sha256": digest, "files": hashes}, task_dir / "task.json")
+    return digest
+
+
+def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: int, log: list, n_train: int | None = None,
+              n_test: int = 400) -> TaskSpec:
+    rng = np.random.default_rng([rng_seed, 0])
+    choice = mutate_domain(dna, rng=rng, seed_names=seed_names, log=log)
+    families = _families(dna)
+    family = families[int(rng.integers(len(families)))]
+    n_train = n_train or int(rng.integers(50, 201))
+    preview = sample_features(dna, choice, n_rows=400, rng=np.random.default_rng([rng_seed, 9]))
+    rule = rules.design_rule(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng)
+    if "n_classes" in rule:
+        choice.label_names = choice.label_names[: rule["n_classes"]]
+    log.append({"stage": "rule", "message": f"{family} over {', '.join(rule['features'])}"})
+    noise = {"label_noise": round(float(rng.uniform(0.02, 0.08)), 3), "missing_rate": round(float(rng.uniform(0, 0.05)), 3),
+             "outlier_rate": round(float(rng.uniform(0, 0.01)), 4)}
+    log.append({"stage": "noise", "message": json.dumps(noise, sort_keys=True)})
+    return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=noise,
+                    n_train=n_train, n_test=n_test, rng_seed=rng_seed, metric=dna.metric)
+
+
+def _spec_dna(spec_dna: dict) -> dict:
+    return {key: value for key, value in spec_dna.items() if key != "feature_kinds"}
+
+
+def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4) -> list[SynthesisResult]:
+    """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic."""
+    dna = extract_dna(seed)
+    seed_names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()[:50]}
+    results = []
+    for index in range(count):
+        for attempt in range(attempts):
+            log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
+            if llm is not None:
+                log.append({"stage": "rule", "message": "LLM-backed stages are not built yet; used the procedural ones"})
+            spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt, log=log)
+            spec.dna = _spec_dna(spec.dna)
+            task_dir = build_bundle(spec, out_dir)
+            ladder, milestones, reasons = _calibrate(spec, task_dir)
+            log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
+            if reasons and attempt < attempts - 1:
+                shutil.rmtree(task_dir)
+                continue
+            choice = DomainChoice(**spec.domain)
+            digest = _finish_bundle(spec, task_dir, ladder, milestones, choice, TaskDNA.from_dict(spec.dna)) if ladder else ""
+            results.append(SynthesisResult(spec.task_id, "rejected" if reasons else "validated", spec, task_dir,
+                                           spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log, digest))
+            break
+        if progress is not None:
+            progress(index + 1, count)
+    return results
+
+
+def verify_bundle(task_dir: Path) -> bool:
+    """Rebuild the bundle from its task.json spec in a scratch dir and compare hashes with the recorded one."""
+    import tempfile
+
+    task = json.loads((Path(task_dir) / "task.json").read_text())
+    if bundle_hash(file_hashes(Path(task_dir))) != task["bundle_sha256"]:
+        return False
+    spec = TaskSpec.from_dict(task["spec"])
+    with tempfile.TemporaryDirectory() as scratch:
+        rebuilt = build_bundle(spec, Path(scratch))
+        ladder, milestones, _ = _calibrate(spec, rebuilt)
+        digest = _finish_bundle(spec, rebuilt, ladder, milestones, DomainChoice(**spec.domain), TaskDNA.from_dict(spec.dna))
+    return digest == task["bundle_sha256"]
