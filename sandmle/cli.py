@@ -16,6 +16,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"sandmle.commands.{module_info.name}")
+        if not hasattr(module, "add_parser"):  # a helper shared by commands, not a command
+            continue
         sub = module.add_parser(subparsers)
         sub.set_defaults(handler=module.run)
     return parser

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 from pathlib import Path
 
 from django.db import IntegrityError, transaction
@@ -75,42 +77,50 @@ def trajectory_store(*, batch: RolloutBatch, task: SynthesizedTask, record: dict
 
 
 def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
-    """Claim a queued batch and run its episodes, storing each trajectory as it finishes."""
+    """Claim a queued batch and run its episodes, storing each trajectory as it finishes.
+
+    Episodes run on the engine's threads; every database write happens here, in the job's own thread, so
+    SQLite sees one writer and a test's transaction sees the rows.
+    """
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False
     batch = RolloutBatch.objects.select_related("task_set").get(id=batch_id)
-    tasks = {Path(task.bundle_dir).resolve(): task for task in batch.task_set.tasks.all()}
+    tasks = {task.task_id: task for task in batch.task_set.tasks.all()}
     total = len(tasks) * batch.samples
-    done = {"count": Trajectory.objects.filter(batch=batch).count()}
-    cancelled = {"flag": False}
+    finished: queue.Queue = queue.Queue()
+    outcome: dict = {}
+    cancelled = threading.Event()
 
-    def on_trajectory(trajectory) -> None:
-        record = trajectory.to_dict()
-        task = tasks[Path(record["task_dir"]).resolve()] if "task_dir" in record else _task_by_id(tasks, record)
-        trajectory_store(batch=batch, task=task, record=record)
-        done["count"] += 1
-        if not RolloutBatch.beat(batch.id, progress=done["count"] / max(total, 1), message=f"{done['count']}/{total} episodes"):
-            cancelled["flag"] = True
+    def episodes() -> None:
+        try:
+            config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
+            outcome["trajectories"] = run_batch(
+                sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
+                policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
+                on_trajectory=finished.put, should_cancel=cancelled.is_set,
+            )
+        except Exception as error:  # reported on the row below
+            outcome["error"] = error
 
-    try:
-        config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
-        trajectories = run_batch(
-            sorted(tasks), scaffold=batch.scaffold, policy_spec=batch.policy, samples=batch.samples,
-            concurrency=batch.concurrency, config=config, on_trajectory=on_trajectory,
-            should_cancel=lambda: cancelled["flag"],
-        )
-        RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(trajectories))
-        RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled["flag"] else JobState.SUCCEEDED)
-    except Exception as error:
+    runner = threading.Thread(target=episodes, name=f"rollout-batch-{batch.id}", daemon=True)
+    runner.start()
+    stored = 0
+    while runner.is_alive() or not finished.empty():
+        try:
+            trajectory = finished.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        trajectory_store(batch=batch, task=tasks[trajectory.task_id], record=trajectory.to_dict())
+        stored += 1
+        if not RolloutBatch.beat(batch.id, progress=stored / max(total, 1), message=f"{stored}/{total} episodes"):
+            cancelled.set()
+    runner.join()
+    if "error" in outcome:
+        error = outcome["error"]
         RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
-        raise
+        raise error
+    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(outcome["trajectories"]))
+    RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled.is_set() else JobState.SUCCEEDED)
     return True
-
-
-def _task_by_id(tasks: dict, record: dict) -> SynthesizedTask:
-    for task in tasks.values():
-        if task.task_id == record.get("task_id"):
-            return task
-    raise KeyError(f"trajectory of unknown task {record.get('task_id')!r}")

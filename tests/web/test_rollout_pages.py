@@ -32,7 +32,7 @@ def finished_batch(users, task_set, django_capture_on_commit_callbacks):
 
 
 @pytest.mark.parametrize("field, value, words", [
-    ("scaffold", "langchain", "expected one of"),
+    ("scaffold", "langchain", "not a valid choice"),
     ("policy", "gpt", "expected baseline"),
     ("policy", "openai:model@ftp://x", "openai:MODEL@"),
     ("samples", 0, "greater than or equal"),

@@ -73,4 +73,5 @@ class Command(BaseCommand):
             _wait(RolloutBatch, batch.id, timeout_s=timeout, label=f"rollout batch #{batch.id}", write=write)
             batch.refresh_from_db()
         summary = ", ".join(f"{key} {value:.3g}" for key, value in batch.summary.items() if isinstance(value, (int, float)))
+        summary += f", mean dense reward {batch.summary.get('mean_reward', {}).get('dense', 0.0):.3g}"
         write(f"rollout batch #{batch.id}: {summary}")

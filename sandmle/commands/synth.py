@@ -1,0 +1,36 @@
+"""`sandmle synth`: synthesize task bundles from a seed, one JSON summary line per task."""
+
+import json
+from pathlib import Path
+
+from sandmle.commands.seed_args import add_seed_arguments, seed_from_args
+from sandmle.errors import UsageError
+from sandmle.synth import synthesize
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser("synth", help="synthesize tasks from a seed")
+    parser.add_argument("--seed", dest="seed", help="a bundled seed name")
+    add_seed_arguments(parser)
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--rng", type=int, default=0)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--llm-url")
+    parser.add_argument("--llm-model")
+    return parser
+
+
+def run(args) -> int:
+    if not 1 <= args.count <= 1000:
+        raise UsageError("--count must be between 1 and 1000")
+    llm = None
+    if args.llm_url or args.llm_model:
+        if not (args.llm_url and args.llm_model):
+            raise UsageError("--llm-url and --llm-model go together")
+        from sandmle.llm import ChatClient
+
+        llm = ChatClient(args.llm_url, args.llm_model)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for result in synthesize(seed_from_args(args), count=args.count, rng=args.rng, out_dir=args.out, llm=llm):
+        print(json.dumps(result.summary(), sort_keys=True), flush=True)
+    return 0
