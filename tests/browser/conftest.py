@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                 "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,HttpsFirstModeIncognito"]
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +30,14 @@ def login(live_server, page, users):
         return page
 
     return as_role
+
+
+@pytest.fixture(scope="session", autouse=True)
+def live_server_on_plain_http(django_db_blocker):
+    """The live server builds its middleware once, at start: switch HTTPS redirects off before it starts."""
+    from django.conf import settings
+
+    settings.SECURE_SSL_REDIRECT = False
+    settings.SESSION_COOKIE_SECURE = False
+    settings.CSRF_COOKIE_SECURE = False
+    settings.SECURE_HSTS_SECONDS = 0
