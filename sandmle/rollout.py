@@ -191,10 +191,13 @@ def _grade(trajectory: Trajectory, task_dir: Path, submission: Path) -> Any:
 
 
 def _reward_all(trajectory: Trajectory, report: Any) -> None:
-    """Every reward scheme's breakdown; needs the format rate, so it runs after the turns are recorded."""
-    from sandmle.rewards import REWARD_SCHEMES, compute_reward
+    """The breakdown of every scheme that needs no judge model; needs the format rate, so it runs after the turns.
 
-    for name in REWARD_SCHEMES:
+    Rubric schemes call a judge endpoint and are computed by the training run that configures one.
+    """
+    from sandmle.rewards import compute_reward
+
+    for name in ("dense", "sparse"):
         trajectory.rewards[name] = compute_reward(name, report=report, format_rate=trajectory.format_rate,
                                                   trajectory=trajectory.to_dict()).to_dict()
 
