@@ -90,7 +90,7 @@ class ScriptedPolicy:
     def generate(self, messages, *, sampling):
         from sandmle.agents import PolicyReply
 
-        self.calls.append((messages, sampling))
+        self.calls.append(([dict(message) for message in messages], sampling))
         if self.replies:
             return PolicyReply(text=self.replies.pop(0))
         if self.reply_fn is not None:

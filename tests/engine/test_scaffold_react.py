@@ -71,8 +71,13 @@ def test_context_limit_drops_failed_turns_then_keeps_last_two(tmp_path):
         turns += [{"role": "assistant", "content": f"reply {index} " + "x" * 40}, {"role": "user", "content": f"obs {index}"}]
     kept, overflow = fit_context(Context, head + turns, failed={0})
     assert not overflow
-    assert kept[:2] == head
-    assert kept[2:] == turns[-4:]
+    assert kept == head + turns[2:]  # dropping the failed turn 0 is enough
+    Context.context_tokens = 45
+    kept, overflow = fit_context(Context, head + turns, failed={0})
+    assert not overflow
+    assert kept == head + turns[-4:]  # still too long: only the last two turns stay
+    Context.context_tokens = 30
+    assert fit_context(Context, head + turns, failed={0})[1] is True
     Context.context_tokens = 10_000
     kept, overflow = fit_context(Context, head + turns, failed={0})
     assert kept == head + turns
