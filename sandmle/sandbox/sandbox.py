@@ -82,11 +82,14 @@ class Sandbox:
                    if as_root else ["--unshare-all"])
         args = [self.bwrap, *unshare, "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-                "--ro-bind", paths["base_prefix"], paths["base_prefix"]]
-        for site in filter(None, paths["site_packages"].split(os.pathsep)):
-            if not site.startswith(paths["base_prefix"] + os.sep):
-                args += ["--ro-bind", site, site]
+                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin"]
+        # Parents that bwrap creates for a bind (say /root above a pyenv prefix) must be traversable by the step's uid.
+        binds = [paths["base_prefix"]] + [site for site in filter(None, paths["site_packages"].split(os.pathsep))
+                                          if not site.startswith(paths["base_prefix"] + os.sep)]
+        for path in binds:
+            for parent in reversed(Path(path).parents[:-1]):
+                args += ["--perms", "0755", "--dir", str(parent)]
+            args += ["--ro-bind", path, path]
         for etc_file in ("/etc/ld.so.cache", "/etc/localtime"):
             if os.path.exists(etc_file):
                 args += ["--ro-bind", etc_file, etc_file]
