@@ -1,0 +1,38 @@
+"""What each generated column holds (identifier, numeric, categorical, text, pixel, image): the one place that rules,
+noise and calibration ask, so a new modality teaches all three by extending `feature_kind`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+ID_COLUMN = "id"
+IMAGE_COLUMN = "image"
+PIXEL_PREFIX = "px_"
+
+
+def _looks_like_text(values: pd.Series) -> bool:
+    # Same test as the seed loader's: long values that rarely repeat are prose, short repeating ones are levels.
+    present = values.dropna().astype(str)
+    return not present.empty and present.str.len().mean() > 25 and present.nunique() > 0.5 * len(present)
+
+
+def feature_kind(name: str, values: pd.Series) -> str:
+    """The kind of one column: identifier, pixel, image, numeric, text or categorical."""
+    if name == ID_COLUMN:
+        return "identifier"
+    if name.startswith(PIXEL_PREFIX):
+        return "pixel"
+    if name == IMAGE_COLUMN:
+        return "image"
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return "numeric"
+    return "text" if _looks_like_text(values) else "categorical"
+
+
+def column_kinds(frame: pd.DataFrame) -> dict[str, str]:
+    return {str(name): feature_kind(str(name), frame[name]) for name in frame.columns}
+
+
+def columns_of_kind(frame: pd.DataFrame, *kinds: str) -> list[str]:
+    """The columns of `frame` whose kind is one of `kinds`, in frame order."""
+    return [name for name, kind in column_kinds(frame).items() if kind in kinds]

@@ -1,0 +1,67 @@
+"""Hidden rules: deterministic, JSON-serialisable maps from features to clean labels, described in plain words.
+
+Each module of this package registers its families in a `FAMILIES` dict of `RuleFamily` records; this registry merges
+them, so a new family (or a new modality's module) is added by listing it here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sandmle.synth.rules import classification, image, regression
+from sandmle.synth.rules.base import MIN_SHARE_RATIO, RuleDesignError, RuleFamily, class_shares
+
+FAMILIES: dict[str, RuleFamily] = {**classification.FAMILIES, **regression.FAMILIES, **image.FAMILIES}
+
+
+def _names(task: str) -> tuple[str, ...]:
+    return tuple(name for name, family in FAMILIES.items() if family.task == task)
+
+
+CLASSIFICATION_FAMILIES = _names("classification")
+REGRESSION_FAMILIES = _names("regression")
+IMAGE_FAMILIES = _names("image")
+TEXT_FAMILIES = _names("text")
+DESIGN_TRIES = 12  # fresh designs tried until every class holds a fair share of the preview rows
+
+__all__ = ["CLASSIFICATION_FAMILIES", "FAMILIES", "IMAGE_FAMILIES", "REGRESSION_FAMILIES", "TEXT_FAMILIES",
+           "RuleDesignError", "RuleFamily", "apply_rule", "describe_rule", "design_rule", "get_family", "usable_families"]
+
+
+def get_family(name: str) -> RuleFamily:
+    if name not in FAMILIES:
+        raise ValueError(f"unknown rule family {name!r}; expected one of {', '.join(FAMILIES)}")
+    return FAMILIES[name]
+
+
+def usable_families(names: tuple[str, ...], features: pd.DataFrame) -> tuple[str, ...]:
+    """The families among `names` that can build a rule over these features (enough columns of their kinds)."""
+    return tuple(name for name in names if get_family(name).accepts(features))
+
+
+def design_rule(family: str, features: pd.DataFrame, *, n_classes: int, rng: np.random.Generator) -> dict:
+    """Design a rule on clean preview features; classification designs are redrawn until no class is starved."""
+    record = get_family(family)
+    if record.task == "regression":
+        return record.design(features, n_classes, rng)
+    n_classes = max(n_classes, 2)
+    best, best_share = None, -1.0
+    for _ in range(DESIGN_TRIES):
+        rule = record.design(features, n_classes, rng)
+        shares = class_shares(record.apply(rule, features), rule.get("n_classes", n_classes))
+        if shares.min() >= MIN_SHARE_RATIO / len(shares):
+            return rule
+        if shares.min() > best_share:
+            best, best_share = rule, float(shares.min())
+    return best
+
+
+def apply_rule(rule: dict, features: pd.DataFrame) -> np.ndarray:
+    """Re-execute the rule: the clean label (class index, or value) of every row."""
+    return get_family(rule["family"]).apply(rule, features)
+
+
+def describe_rule(rule: dict, *, label_names: list[str]) -> str:
+    """The rule in plain words for reviewers, with the domain's class names."""
+    return get_family(rule["family"]).describe(rule, list(label_names))
