@@ -6,29 +6,8 @@ import json
 
 import pytest
 
-from tasks_app import services as task_services
 from training_app import services
 from training_app.models import RolloutBatch
-
-
-@pytest.fixture
-def task_set(users, stored_tasks):
-    approved = []
-    for task in stored_tasks:
-        if task.status == "pending_review":
-            approved.append(task_services.task_approve(task=task, user=users["reviewer"]).task_id)
-    return task_services.task_set_create(name="web-set", task_ids=approved, user=users["curator"])
-
-
-@pytest.fixture
-def finished_batch(users, task_set, django_capture_on_commit_callbacks):
-    """A batch run in-process by the real engine (baseline policy, ReAct) and stored as a worker would."""
-    with django_capture_on_commit_callbacks(execute=False):
-        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=2,
-                                              user=users["curator"])
-    assert services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
-    batch.refresh_from_db()
-    return batch
 
 
 @pytest.mark.parametrize("field, value, words", [
