@@ -19,12 +19,17 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-step resource limits; cpu_s defaults to the wall timeout."""
+    """Per-step resource limits; cpu_s defaults to the wall timeout.
+
+    file_size_mb bounds each file and the step's private /tmp; workdir_mb bounds the whole scratch dir, which
+    persists across the episode's steps (a step that takes it over the quota is killed and its writes removed).
+    """
 
     timeout_s: float = 60.0
     cpu_s: float | None = None
     memory_mb: int = 2048
     file_size_mb: int = 256
+    workdir_mb: int = 1024
     open_files: int = 256
     processes: int = 64
 

@@ -11,6 +11,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from sandmle.sandbox.cgroups import StepCgroup
 from sandmle.sandbox.limits import (
     Limits, SandboxUnavailable, StepResult, classify, python_paths, read_capped, scrubbed_env,
 )
@@ -133,24 +134,34 @@ class SandboxPool:
     def run_step(self, *, public_dir: Path, workdir: Path, kind: str, payload: str, limits: Limits) -> StepResult:
         zygote = self._acquire()
         step_dir = Path(tempfile.mkdtemp(prefix="step-", dir=zygote.state_dir))
+        # Bounds the whole step tree (RLIMIT_AS is per process) and counts CPU of processes killed unwaited.
+        cgroup = StepCgroup(memory_mb=limits.memory_mb, processes=limits.processes)
         request = {"kind": kind, "payload": payload, "public_dir": str(public_dir), "workdir": str(workdir),
                    "python_dirs": zygote.python_dirs, "env": zygote.env, "limits": asdict(limits),
                    "tmp_mb": limits.file_size_mb, "zygote_dir": str(ZYGOTE_SCRIPT.parent),
+                   "cgroup_dirs": cgroup.paths, "nproc_rlimit": not cgroup.limits_processes,
                    "stdout": str(step_dir / "stdout"), "stderr": str(step_dir / "stderr")}
         start = time.monotonic()
         reply = None
+        stdout = stderr = ""
         try:
             reply = zygote.run(request=request, limits=limits)
             stdout, stderr = read_capped(step_dir / "stdout"), read_capped(step_dir / "stderr")
         finally:
             self._release(zygote, healthy=reply is not None)
             _remove_tree(step_dir)
+            oom, cgroup_cpu_s = cgroup.oom_killed(), cgroup.cpu_seconds()
+            cgroup.remove()
         if reply is None:
             return StepResult(exit_code=None, termination="killed", wall_s=round(time.monotonic() - start, 4),
-                              cpu_s=0.0, stdout=stdout, stderr=stderr + "\n[sandbox: the warm interpreter died]")
+                              cpu_s=round(cgroup_cpu_s or 0.0, 4), stdout=stdout,
+                              stderr=stderr + "\n[sandbox: the warm interpreter died]")
         exit_code, termination = classify(returncode=reply["returncode"], timed_out=reply["timed_out"], stderr=stderr)
+        if oom and termination in ("killed", "error"):
+            termination = "memory"
+        cpu_s = cgroup_cpu_s if cgroup_cpu_s is not None else reply["cpu_s"]
         return StepResult(exit_code=exit_code, termination=termination, wall_s=round(reply["wall_s"], 4),
-                          cpu_s=round(reply["cpu_s"], 4), stdout=stdout, stderr=stderr)
+                          cpu_s=round(cpu_s, 4), stdout=stdout, stderr=stderr)
 
     def close(self) -> None:
         with self._lock:

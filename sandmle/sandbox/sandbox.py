@@ -15,6 +15,7 @@ from sandmle.sandbox.limits import (
     SANDBOX_UID, Limits, SandboxUnavailable, StepResult, apply_rlimits, changed_files, classify,
     prepare_workdir, python_paths, read_capped, scrubbed_env, snapshot,
 )
+from sandmle.sandbox.zygote import tree_usage_bytes, watch_step
 
 UNSAFE_ENV_VAR = "SANDMLE_UNSAFE_PLAIN_SUBPROCESS"
 
@@ -60,13 +61,28 @@ class Sandbox:
     def _run(self, *, kind: str, payload: str) -> StepResult:
         prepare_workdir(self.workdir)
         before = snapshot(self.workdir)
+        directories_before = _directories(self.workdir)
         if self.pool is not None and not self.unsafe:
             result = self.pool.run_step(public_dir=self.public_dir, workdir=self.workdir, kind=kind,
                                         payload=payload, limits=self.limits)
         else:
             result = self._run_cold(kind=kind, payload=payload)
         result.files_changed = changed_files(before, snapshot(self.workdir))
+        quota_bytes = self.limits.workdir_mb << 20
+        if tree_usage_bytes(str(self.workdir), stop_above=quota_bytes) > quota_bytes:
+            self._undo_writes(result, directories_before=directories_before)
         return result
+
+    def _undo_writes(self, result: StepResult, *, directories_before: set[str]) -> None:
+        """A step that filled the scratch dir past its quota was stopped; its writes go so the episode can go on."""
+        for name in result.files_changed:
+            (self.workdir / name).unlink(missing_ok=True)
+        for name in sorted(_directories(self.workdir) - directories_before, key=len, reverse=True):
+            shutil.rmtree(self.workdir / name, ignore_errors=True)
+        result.termination = "killed"
+        result.stderr += (f"\n[sandbox: the step took the scratch directory over its {self.limits.workdir_mb} MB quota; "
+                          f"it was stopped and the {len(result.files_changed)} files it wrote were removed]")
+        result.files_changed = []
 
     def _command(self, *, kind: str, step_dir: Path) -> list[str]:
         paths = python_paths()
@@ -90,12 +106,16 @@ class Sandbox:
             for parent in reversed(Path(path).parents[:-1]):
                 args += ["--perms", "0755", "--dir", str(parent)]
             args += ["--ro-bind", path, path]
+        # bwrap would create /etc as 0700 root, leaving the loader's cache unreadable to the step.
+        args += ["--perms", "0755", "--dir", "/etc"]
         for etc_file in ("/etc/ld.so.cache", "/etc/localtime"):
             if os.path.exists(etc_file):
                 args += ["--ro-bind", etc_file, etc_file]
+        # /tmp is the step's (TMPDIR points there): world-writable like a real /tmp, and as small as one file may be.
         args += ["--ro-bind", str(self.public_dir), "/public", "--bind", str(self.workdir), "/workdir",
-                 "--ro-bind", str(step_dir), "/.sandmle", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-                 "--chdir", "/workdir", "--"]
+                 "--ro-bind", str(step_dir), "/.sandmle",
+                 "--perms", "1777", "--size", str(self.limits.file_size_mb << 20), "--tmpfs", "/tmp",
+                 "--proc", "/proc", "--dev", "/dev", "--chdir", "/workdir", "--"]
         if as_root:
             args += ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
@@ -109,13 +129,14 @@ class Sandbox:
             stdout_path, stderr_path = step_dir / "stdout", step_dir / "stderr"
             env = scrubbed_env(home=self.work_path, site_packages=python_paths()["site_packages"])
             limits = self.limits
-            # RLIMIT_NPROC binds once setpriv drops to uid 65534; the pids cgroup bounds the tree as well.
             cgroup = StepCgroup(memory_mb=limits.memory_mb, processes=limits.processes) if not self.unsafe else None
+            # Without a pids group, RLIMIT_NPROC (which binds once setpriv drops to uid 65534) bounds the processes.
+            nproc_rlimit = cgroup is None or not cgroup.limits_processes
 
             def before_exec() -> None:
                 if cgroup is not None:
                     cgroup.join()
-                apply_rlimits(limits)
+                apply_rlimits(limits, include_nproc=nproc_rlimit)
 
             start = time.monotonic()
             usage_before = os.times()
@@ -123,26 +144,40 @@ class Sandbox:
                 process = subprocess.Popen(self._command(kind=kind, step_dir=step_dir), stdin=subprocess.DEVNULL,
                                            stdout=out, stderr=err, cwd=str(self.workdir), env=env,
                                            start_new_session=True, preexec_fn=before_exec)
-                timed_out = False
+                pidfd = os.pidfd_open(process.pid)
                 try:
-                    process.wait(timeout=limits.timeout_s)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
+                    ended = watch_step(pidfd, deadline=start + limits.timeout_s, workdir=str(self.workdir),
+                                       quota_bytes=limits.workdir_mb << 20)
+                finally:
+                    os.close(pidfd)
+                timed_out = ended == "timeout"
+                # bwrap's --die-with-parent then ends its PID namespace, whatever sessions the step made.
                 _kill_group(process.pid)
                 process.wait()
-            oom = cgroup.oom_killed() if cgroup is not None else False
-            if cgroup is not None:
-                cgroup.remove()
             wall = time.monotonic() - start
             usage_after = os.times()
+            # bwrap's own init reaps the step, so os.times() sees little of it; the cgroup sees it all.
             cpu = (usage_after.children_user - usage_before.children_user
                    + usage_after.children_system - usage_before.children_system)
+            oom = False
+            if cgroup is not None:
+                oom = cgroup.oom_killed()
+                cgroup_cpu = cgroup.cpu_seconds()
+                cpu = cgroup_cpu if cgroup_cpu is not None else cpu
+                cgroup.remove()
             stdout, stderr = read_capped(stdout_path), read_capped(stderr_path)
-        exit_code, termination = classify(returncode=process.returncode, timed_out=timed_out, stderr=stderr)
+        returncode = process.returncode
+        if not self.unsafe and returncode is not None and returncode > 128:
+            returncode = -(returncode - 128)  # bwrap reports a step killed by signal N as 128 + N; as the pool does
+        exit_code, termination = classify(returncode=returncode, timed_out=timed_out, stderr=stderr)
         if oom and termination in ("killed", "error"):
             termination = "memory"
         return StepResult(exit_code=exit_code, termination=termination, wall_s=round(wall, 4), cpu_s=round(cpu, 4),
                           stdout=stdout, stderr=stderr)
+
+
+def _directories(root: Path) -> set[str]:
+    return {os.path.relpath(os.path.join(parent, name), root) for parent, dirs, _files in os.walk(root) for name in dirs}
 
 
 def _kill_group(pid: int) -> None:
