@@ -11,8 +11,15 @@ from sandmle import commands
 from sandmle.errors import UsageError
 
 
+class _OneLineErrorParser(argparse.ArgumentParser):
+    """Unusable arguments give one line on stderr and exit 2, as every other usage error of the command does."""
+
+    def error(self, message: str) -> None:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sandmle", description="SandMLE engine command line")
+    parser = _OneLineErrorParser(prog="sandmle", description="SandMLE engine command line")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"sandmle.commands.{module_info.name}")
