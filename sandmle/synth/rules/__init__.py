@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sandmle.synth.rules import classification, image, regression
+from sandmle.synth.rules import classification, image, regression, text
 from sandmle.synth.rules.base import MIN_SHARE_RATIO, RuleDesignError, RuleFamily, class_shares
 
-FAMILIES: dict[str, RuleFamily] = {**classification.FAMILIES, **regression.FAMILIES, **image.FAMILIES}
+FAMILIES: dict[str, RuleFamily] = {**classification.FAMILIES, **regression.FAMILIES, **image.FAMILIES, **text.FAMILIES}
 
 
 def _names(task: str) -> tuple[str, ...]:
@@ -23,10 +23,12 @@ CLASSIFICATION_FAMILIES = _names("classification")
 REGRESSION_FAMILIES = _names("regression")
 IMAGE_FAMILIES = _names("image")
 TEXT_FAMILIES = _names("text")
+TEXT_REGRESSION_FAMILIES = _names("text_regression")
+VALUE_TASKS = ("regression", "text_regression")  # families whose rules give values, not classes
 DESIGN_TRIES = 12  # fresh designs tried until every class holds a fair share of the preview rows
 
 __all__ = ["CLASSIFICATION_FAMILIES", "FAMILIES", "IMAGE_FAMILIES", "REGRESSION_FAMILIES", "TEXT_FAMILIES",
-           "RuleDesignError", "RuleFamily", "apply_rule", "describe_rule", "design_rule", "get_family", "usable_families"]
+           "TEXT_REGRESSION_FAMILIES", "RuleDesignError", "RuleFamily", "apply_rule", "describe_rule", "design_rule", "get_family", "usable_families"]
 
 
 def get_family(name: str) -> RuleFamily:
@@ -43,7 +45,7 @@ def usable_families(names: tuple[str, ...], features: pd.DataFrame) -> tuple[str
 def design_rule(family: str, features: pd.DataFrame, *, n_classes: int, rng: np.random.Generator) -> dict:
     """Design a rule on clean preview features; classification designs are redrawn until no class is starved."""
     record = get_family(family)
-    if record.task == "regression":
+    if record.task in VALUE_TASKS:
         return record.design(features, n_classes, rng)
     n_classes = max(n_classes, 2)
     best, best_share = None, -1.0

@@ -1,0 +1,72 @@
+"""Image generation: greyscale pixel grids that plant the spatial pattern an image rule family reads, plus noise.
+
+Each generator returns (rows, side * side) pixel values in [0, top], rounded like the seed's pixels. The planted
+pattern varies continuously (a bar's angle, a number of blobs, which quadrants are lit) and the hidden rule, designed
+afterwards on a preview, cuts it into classes; so generation never needs the rule's parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_PATTERN = "bright_quadrant"
+
+
+def _background(rng: np.random.Generator, n_rows: int, side: int, top: float, *, base: float, noise: float) -> np.ndarray:
+    return rng.uniform(0, base, size=(n_rows, 1, 1)) * top + rng.normal(0, noise * top, size=(n_rows, side, side))
+
+
+def quadrant_images(rng: np.random.Generator, n_rows: int, side: int, top: float) -> np.ndarray:
+    """One or two quadrants lit by a random amount over a dim, noisy background."""
+    images = _background(rng, n_rows, side, top, base=0.35, noise=0.08)
+    half = side // 2
+    for row in range(n_rows):
+        for _ in range(int(rng.integers(1, 3))):
+            r, c = int(rng.integers(2)) * half, int(rng.integers(2)) * half
+            images[row, r:r + half, c:c + half] += rng.uniform(0.3, 0.65) * top
+    return images
+
+
+def bar_images(rng: np.random.Generator, n_rows: int, side: int, top: float) -> np.ndarray:
+    """A straight bright bar at a uniformly random angle and offset; a second, fainter stroke as clutter."""
+    images = _background(rng, n_rows, side, top, base=0.25, noise=0.07)
+    rows, cols = np.mgrid[0:side, 0:side].astype(float)
+    centre = (side - 1) / 2
+    for row in range(n_rows):
+        angle = rng.uniform(0, np.pi)
+        # distance of each pixel from a line through a jittered centre along `angle`
+        r0, c0 = centre + rng.uniform(-1, 1, size=2) * side / 4
+        distance = np.abs(-(rows - r0) * np.cos(angle) + (cols - c0) * np.sin(angle))
+        width = rng.uniform(0.6, 1.1)
+        images[row] += rng.uniform(0.55, 0.8) * top * np.exp(-(distance / width) ** 2)
+        if rng.random() < 0.5:  # a short dim blot that the orientation must be read through
+            r1, c1 = rng.integers(0, side - 1, size=2)
+            images[row, r1:r1 + 2, c1:c1 + 2] += rng.uniform(0.1, 0.25) * top
+    return images
+
+
+def blob_images(rng: np.random.Generator, n_rows: int, side: int, top: float, *, max_blobs: int = 4) -> np.ndarray:
+    """One to `max_blobs` separate bright 2x2 blobs on a lattice, so that they never touch, over a dim background."""
+    images = _background(rng, n_rows, side, top, base=0.18, noise=0.05)
+    anchors = [(r, c) for r in range(0, side - 1, 3) for c in range(0, side - 1, 3)]  # 2x2 blobs, one dark pixel apart
+    most = min(max_blobs, len(anchors))
+    for row in range(n_rows):
+        count = int(rng.integers(1, most + 1))
+        for index in rng.choice(len(anchors), size=count, replace=False):
+            r, c = anchors[int(index)]
+            images[row, r:r + 2, c:c + 2] += rng.uniform(0.6, 0.85) * top
+    return images
+
+
+GENERATORS = {"bright_quadrant": quadrant_images, "bar_orientation": bar_images, "blob_count": blob_images}
+
+
+def sample_images(*, side: int, top: float, n_rows: int, rng: np.random.Generator, pattern: str | None = None) -> np.ndarray:
+    """(n_rows, side * side) integer-valued pixels in [0, top] planting `pattern` (an image rule family)."""
+    pattern = pattern or DEFAULT_PATTERN
+    if pattern not in GENERATORS:
+        raise ValueError(f"no image generator for {pattern!r}; expected one of {', '.join(GENERATORS)}")
+    if side < 6:
+        raise ValueError(f"images need at least 6x6 pixels to hold a pattern; got {side}x{side}")
+    images = GENERATORS[pattern](rng, n_rows, side, top)
+    return np.clip(np.round(images), 0, top).reshape(n_rows, -1)
