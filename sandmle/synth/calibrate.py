@@ -11,19 +11,64 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.compose import ColumnTransformer
 from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from sandmle.metrics import get_metric, score
+from sandmle.synth.columns import column_kinds
 
 
-def _predict(model, x: np.ndarray, metric: str):
+def _identifier_numbers(frame: pd.DataFrame) -> np.ndarray:
+    # Ids such as "iri_00412" leak when their number follows the label; the probe reads that number.
+    return frame.iloc[:, 0].astype(str).str.extract(r"(\d+)", expand=False).astype(float).to_numpy().reshape(-1, 1)
+
+
+def _joined_text(frame: pd.DataFrame) -> np.ndarray:
+    # The vectorizer wants one string per row; missing notes read as empty ones.
+    return frame.fillna("").astype(str).agg(" ".join, axis=1).to_numpy()
+
+
+def column_encoder(kind: str):
+    """How the reference models read a column of this kind, or None to leave it out.
+
+    The reference models are plain: numbers are imputed and scaled, categorical strings one-hot encoded as they are
+    spelt (no lower-casing or stripping, so inconsistent spelling costs them what it would cost a careless entrant).
+    """
+    if kind in ("numeric", "pixel"):
+        return make_pipeline(SimpleImputer(strategy="median"), StandardScaler())
+    if kind == "categorical":
+        return make_pipeline(SimpleImputer(strategy="constant", fill_value="missing"),
+                             OneHotEncoder(handle_unknown="ignore", sparse_output=False))
+    if kind == "identifier":
+        return make_pipeline(FunctionTransformer(_identifier_numbers), SimpleImputer(strategy="median"))
+    if kind == "text":  # a bag of words and word pairs, as a first text entry would use
+        return make_pipeline(FunctionTransformer(_joined_text),
+                             TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=3000, sublinear_tf=True))
+    return None  # image paths: the reference models read an image task's pixel columns instead
+
+
+def make_preprocessor(frame: pd.DataFrame, *, include_identifier: bool = False) -> ColumnTransformer:
+    """One encoder per column kind present in `frame` (see `column_encoder`); the id column only when asked."""
+    by_kind: dict[str, list[str]] = {}
+    for column, kind in column_kinds(frame).items():
+        if kind != "identifier" or include_identifier:
+            by_kind.setdefault(kind, []).append(column)
+    parts = [(kind, encoder, columns) for kind, columns in by_kind.items()
+             if (encoder := column_encoder(kind)) is not None]
+    if not parts:
+        raise ValueError(f"no column the reference models can read among {list(frame.columns)[:10]}")
+    return ColumnTransformer(parts, remainder="drop", sparse_threshold=0.0)
+
+
+def _predict(model, x, metric: str):
     prediction = get_metric(metric).prediction
     if prediction == "probability":
         proba = model.predict_proba(x)
@@ -31,28 +76,28 @@ def _predict(model, x: np.ndarray, metric: str):
     return model.predict(x)
 
 
-def _models(task_type: str, rng_seed: int) -> dict:
+def _models(task_type: str, rng_seed: int, x_train: pd.DataFrame) -> dict:
+    grid = {"max_depth": [4, None], "min_samples_leaf": [1, 3]}
     if task_type == "regression":
         return {
             "baseline": DummyRegressor(),
-            "linear": make_pipeline(SimpleImputer(), StandardScaler(), Ridge()),
-            "ensemble": make_pipeline(SimpleImputer(), GridSearchCV(
-                RandomForestRegressor(n_estimators=60, random_state=rng_seed, n_jobs=1),
-                {"max_depth": [4, None], "min_samples_leaf": [1, 3]}, cv=3)),
+            "linear": make_pipeline(make_preprocessor(x_train), Ridge()),
+            "ensemble": make_pipeline(make_preprocessor(x_train), GridSearchCV(
+                RandomForestRegressor(n_estimators=60, random_state=rng_seed, n_jobs=1), grid, cv=3)),
         }
     return {
         "baseline": DummyClassifier(strategy="prior"),
-        "linear": make_pipeline(SimpleImputer(), StandardScaler(), LogisticRegression(max_iter=500)),
-        "ensemble": make_pipeline(SimpleImputer(), GridSearchCV(
-            RandomForestClassifier(n_estimators=60, random_state=rng_seed, n_jobs=1),
-            {"max_depth": [4, None], "min_samples_leaf": [1, 3]}, cv=3)),
+        "linear": make_pipeline(make_preprocessor(x_train), LogisticRegression(max_iter=500)),
+        "ensemble": make_pipeline(make_preprocessor(x_train), GridSearchCV(
+            RandomForestClassifier(n_estimators=60, random_state=rng_seed, n_jobs=1), grid, cv=3)),
     }
 
 
-def ladder_scores(*, x_train, y_train, x_test, y_test, oracle_prediction, metric: str, task_type: str,
-                  labels=None, rng_seed: int = 0) -> dict[str, float]:
+def ladder_scores(*, x_train: pd.DataFrame, y_train, x_test: pd.DataFrame, y_test, oracle_prediction, metric: str,
+                  task_type: str, labels=None, rng_seed: int = 0) -> dict[str, float]:
+    """Fit the baseline, linear and ensemble references on the training frame and score them and the oracle on test."""
     ladder = {}
-    for name, model in _models(task_type, rng_seed).items():
+    for name, model in _models(task_type, rng_seed, x_train).items():
         model.fit(x_train, y_train)
         ladder[name] = score(metric, y_test, _predict(model, x_test, metric), labels=labels)
     ladder["oracle"] = score(metric, y_test, oracle_prediction, labels=labels)
@@ -97,26 +142,44 @@ def single_column_scores(train: pd.DataFrame, test: pd.DataFrame, y_train, y_tes
                          labels=None) -> dict[str, float]:
     """How well each public column alone (the id included) predicts the label: the critic's leak probe."""
     scores = {}
-    for column in train.columns:
-        if column.startswith("px_") or column == "image":
+    model_class = DecisionTreeRegressor if task_type == "regression" else DecisionTreeClassifier
+    for column, kind in column_kinds(train).items():
+        # One pixel alone is no leak worth a fit, and a text task's notes are its input, not a leak.
+        encoder = column_encoder(kind) if kind not in ("pixel", "text") else None
+        if encoder is None or train[column].isna().all():
             continue
-        model_class = DecisionTreeRegressor if task_type == "regression" else DecisionTreeClassifier
-        model = make_pipeline(SimpleImputer(), model_class(max_depth=4, random_state=0))
-        x_train = pd.to_numeric(train[column], errors="coerce").to_frame()
-        x_test = pd.to_numeric(test[column], errors="coerce").to_frame()
-        if x_train.isna().all().all():
-            continue
-        model.fit(x_train, y_train)
-        scores[column] = score(metric, y_test, _predict(model, x_test, metric), labels=labels)
+        model = make_pipeline(encoder, model_class(max_depth=4, random_state=0))
+        model.fit(train[[column]], y_train)
+        scores[column] = score(metric, y_test, _predict(model, test[[column]], metric), labels=labels)
     return scores
 
 
+def _level_counts(train: pd.Series, test: pd.Series) -> np.ndarray:
+    """A 2 x levels table of counts; levels seen fewer than 10 times in all pool into one, so the test is sound."""
+    counts = pd.DataFrame({"train": train.dropna().astype(str).value_counts(),
+                           "test": test.dropna().astype(str).value_counts()}).fillna(0)
+    rare = counts.sum(axis=1) < 10
+    table = counts[~rare]
+    if rare.any():
+        table = pd.concat([table, counts[rare].sum().to_frame("rare").T])
+    return table.to_numpy().T
+
+
 def shift_pvalues(train: pd.DataFrame, test: pd.DataFrame) -> dict[str, float]:
+    """A p-value per feature column that train and test come from one distribution: KS on numbers and on
+    the word counts of text, chi-squared on categorical levels."""
     pvalues = {}
-    for column in train.columns:
-        if column in ("id", "image") or column.startswith("px_"):
-            continue
-        a, b = pd.to_numeric(train[column], errors="coerce").dropna(), pd.to_numeric(test[column], errors="coerce").dropna()
-        if len(a) > 10 and len(b) > 10:
-            pvalues[column] = float(stats.ks_2samp(a, b).pvalue)
+    for column, kind in column_kinds(train).items():
+        if kind == "numeric":
+            a, b = train[column].dropna(), test[column].dropna()
+            if len(a) > 10 and len(b) > 10:
+                pvalues[column] = float(stats.ks_2samp(a, b).pvalue)
+        elif kind == "categorical":
+            table = _level_counts(train[column], test[column])
+            if table.shape[1] > 1 and (table.sum(axis=1) > 10).all():
+                pvalues[column] = float(stats.chi2_contingency(table)[1])
+        elif kind == "text":  # notes of one generator differ in words, not in length
+            a, b = (values.dropna().astype(str).str.split().str.len() for values in (train[column], test[column]))
+            if len(a) > 10 and len(b) > 10:
+                pvalues[column] = float(stats.ks_2samp(a, b).pvalue)
     return pvalues

@@ -36,3 +36,17 @@ def column_kinds(frame: pd.DataFrame) -> dict[str, str]:
 def columns_of_kind(frame: pd.DataFrame, *kinds: str) -> list[str]:
     """The columns of `frame` whose kind is one of `kinds`, in frame order."""
     return [name for name, kind in column_kinds(frame).items() if kind in kinds]
+
+
+def level_names(count: int) -> list[str]:
+    """Generic names for the levels of a categorical column: level_a, level_b, ..., level_z, level_ba, ..."""
+    names = []
+    for index in range(count):
+        letters, rest = "", index
+        while True:
+            letters = chr(ord("a") + rest % 26) + letters
+            rest //= 26
+            if not rest:
+                break
+        names.append(f"level_{letters}")
+    return names

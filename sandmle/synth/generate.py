@@ -1,4 +1,4 @@
-"""Data generation and noise injection: features sampled to the DNA's shapes (never its rows), then realistic noise."""
+"""Data generation: clean features sampled to the DNA's shapes (never its rows); noise comes later, in noise.py."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from sandmle.dna import QUANTILES
+from sandmle.synth.columns import level_names
 
 
 def _inverse_cdf(quantiles: list[float], u: np.ndarray) -> np.ndarray:
@@ -40,26 +41,9 @@ def sample_features(dna, choice, *, n_rows: int, rng: np.random.Generator) -> pd
             columns[named["name"]] = values
         elif feature.kind == "categorical":
             shares = np.asarray(feature.category_shares or [1.0])
-            columns[named["name"]] = rng.choice(len(shares), size=n_rows, p=shares / shares.sum()).astype(float)
+            levels = np.asarray(named.get("levels") or level_names(len(shares)), dtype=object)
+            columns[named["name"]] = levels[rng.choice(len(shares), size=n_rows, p=shares / shares.sum())]
         else:  # text columns of a seed become a numeric stand-in until text rules exist
             columns[named["name"]] = rng.normal(size=n_rows)
     return pd.DataFrame(columns)
 
-
-def inject_noise(features: pd.DataFrame, labels: np.ndarray, *, recipe: dict, task_type: str, n_classes: int,
-                 rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
-    """Label noise, MCAR missing values and outliers, each at the recipe's intensity; pixels stay whole."""
-    noisy = features.copy()
-    labels = labels.copy()
-    if task_type == "regression":
-        labels = labels + rng.normal(0, recipe["label_noise"] * (labels.std() or 1.0), size=len(labels))
-    else:
-        flip = rng.uniform(size=len(labels)) < recipe["label_noise"]
-        labels[flip] = rng.integers(n_classes, size=int(flip.sum()))
-    tabular = [c for c in noisy.columns if not c.startswith("px_")]
-    for column in tabular:
-        mask = rng.uniform(size=len(noisy)) < recipe["missing_rate"]
-        noisy.loc[mask, column] = np.nan
-        outliers = rng.uniform(size=len(noisy)) < recipe["outlier_rate"]
-        noisy.loc[outliers & ~mask, column] = noisy[column].median() + 8 * (noisy[column].std() or 1.0)
-    return noisy, labels

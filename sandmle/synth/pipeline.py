@@ -15,11 +15,11 @@ from PIL import Image
 from sandmle.bundle import bundle_hash, file_hashes, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
-from sandmle.synth import calibrate, rules
+from sandmle.synth import calibrate, noise, rules
 from sandmle.synth.domains import DomainChoice, mutate_domain
-from sandmle.synth.generate import inject_noise, sample_features
+from sandmle.synth.generate import sample_features
 
-GENERATOR_VERSION = "sandmle-synth/1"
+GENERATOR_VERSION = "sandmle-synth/2"
 PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
 
 
@@ -74,16 +74,29 @@ def _families(dna: TaskDNA) -> tuple[str, ...]:
     return rules.REGRESSION_FAMILIES if dna.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
 
 
-def _materialize(spec: TaskSpec):
+def _materialize(spec: TaskSpec, log: list | None = None):
     """Rebuild the clean features, clean and noisy labels of a spec, deterministically."""
     dna = TaskDNA.from_dict(spec.dna)
     choice = DomainChoice(**spec.domain)
     rng = np.random.default_rng([spec.rng_seed, 1])
     clean = sample_features(dna, choice, n_rows=spec.n_train + spec.n_test, rng=rng)
     clean_labels = rules.apply_rule(spec.rule, clean)
-    noisy, labels = inject_noise(clean, clean_labels, recipe=spec.noise, task_type=dna.task_type,
-                                 n_classes=max(len(choice.label_names), 2), rng=rng)
-    return dna, choice, clean, clean_labels, noisy, labels
+    noisy = noise.inject_noise(clean, clean_labels, recipe=spec.noise, task_type=dna.task_type,
+                               n_classes=max(len(choice.label_names), 2), n_train=spec.n_train,
+                               rng=np.random.default_rng([spec.rng_seed, 4]), units=_units(spec))
+    if log is not None:
+        log.extend({"stage": "noise", "message": note} for note in noisy.notes)
+    return dna, choice, clean, clean_labels, noisy.features, noisy.labels
+
+
+def _units(spec: TaskSpec) -> dict[str, str]:
+    """The unit of every named column, distractors included."""
+    named = spec.domain.get("features", []) + spec.noise.get("distractor_columns", [])
+    return {column["name"]: column["unit"] for column in named}
+
+
+def _row_ids(spec: TaskSpec, n_rows: int) -> list[str]:
+    return [f"{spec.seed_name[:3]}_{i:05d}" for i in np.random.default_rng([spec.rng_seed, 2]).permutation(n_rows)]
 
 
 def _submission_columns(choice: DomainChoice, metric: str, task_type: str) -> list[str]:
@@ -92,15 +105,15 @@ def _submission_columns(choice: DomainChoice, metric: str, task_type: str) -> li
     return ["id", choice.target_name]
 
 
-def build_bundle(spec: TaskSpec, out_dir: Path) -> Path:
-    """Write the bundle of `spec` to out_dir/<task_id>/; returns that directory."""
-    dna, choice, clean, clean_labels, noisy, labels = _materialize(spec)
+def build_bundle(spec: TaskSpec, out_dir: Path, log: list | None = None) -> Path:
+    """Write the bundle of `spec` to out_dir/<task_id>/; returns that directory. The noise stage logs into `log`."""
+    dna, choice, clean, clean_labels, noisy, labels = _materialize(spec, log)
     task_dir = Path(out_dir) / spec.task_id
     if task_dir.exists():
         shutil.rmtree(task_dir)
     (task_dir / "public").mkdir(parents=True)
     n = len(noisy)
-    ids = [f"{spec.seed_name[:3]}_{i:05d}" for i in np.random.default_rng([spec.rng_seed, 2]).permutation(n)]
+    ids = _row_ids(spec, n)
     classification = dna.task_type != "regression"
     target = choice.target_name
     target_values = [choice.label_names[int(k)] for k in labels] if classification else np.round(labels, 4)
@@ -133,7 +146,8 @@ def build_bundle(spec: TaskSpec, out_dir: Path) -> Path:
         else:
             sample[column] = 0.0
     write_csv(sample, task_dir / "public" / "sample_submission.csv")
-    described = [{"name": f["name"], "unit": f["unit"]} for f in choice.features]
+    units = _units(spec)
+    described = [{"name": c, "unit": units.get(c, "")} for c in noisy.columns if not c.startswith("px_")]
     (task_dir / "public" / "description.md").write_text(_description(choice, spec, dna, described, columns), encoding="utf-8")
     write_json(spec.rule | {"description": rules.describe_rule(spec.rule, label_names=choice.label_names or [""])},
                task_dir / "private" / "rule.json")
@@ -163,7 +177,7 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
     classification = dna.task_type != "regression"
     answers = pd.read_csv(task_dir / "private" / "answers.csv")
     private = (answers["leaderboard"] == "private").to_numpy()
-    x_train, x_test = noisy.iloc[: spec.n_train].to_numpy(), noisy.iloc[spec.n_train:].to_numpy()[private]
+    x_train, x_test = noisy.iloc[: spec.n_train], noisy.iloc[spec.n_train:][private]
     y_train, y_test = labels[: spec.n_train], labels[spec.n_train:][private]
     label_ids = list(range(len(choice.label_names))) if classification else None
     metric = get_metric(spec.metric)
@@ -180,7 +194,7 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
                                      oracle_prediction=oracle, metric=spec.metric, task_type=dna.task_type,
                                      labels=label_ids, rng_seed=spec.rng_seed)
     milestones = calibrate.milestone_thresholds(ladder, is_lower_better=metric.is_lower_better)
-    public = pd.concat([pd.DataFrame({"id": np.arange(len(noisy))}), noisy], axis=1)
+    public = pd.concat([pd.DataFrame({"id": _row_ids(spec, len(noisy))}), noisy.reset_index(drop=True)], axis=1)
     public_test = public.iloc[spec.n_train:][private]
     leaks = calibrate.single_column_scores(public.iloc[: spec.n_train], public_test, y_train, y_test,
                                            metric=spec.metric, task_type=dna.task_type, labels=label_ids)
@@ -206,21 +220,24 @@ def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dic
 
 
 def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: int, log: list, n_train: int | None = None,
-              n_test: int = 400) -> TaskSpec:
+              n_test: int = 400, families: tuple[str, ...] | None = None) -> TaskSpec:
+    """Decide a task: domain, hidden rule (of one of `families`, default all that fit the DNA), noise recipe, sizes."""
     rng = np.random.default_rng([rng_seed, 0])
     choice = mutate_domain(dna, rng=rng, seed_names=seed_names, log=log)
-    families = _families(dna)
-    family = families[int(rng.integers(len(families)))]
-    n_train = n_train or int(rng.integers(50, 201))
     preview = sample_features(dna, choice, n_rows=400, rng=np.random.default_rng([rng_seed, 9]))
+    candidates = tuple(families) if families else _families(dna)
+    usable = rules.usable_families(candidates, preview)
+    if not usable:
+        raise ValueError(f"no rule family among {', '.join(candidates)} fits this seed's features")
+    family = usable[int(rng.integers(len(usable)))]
+    n_train = n_train or int(rng.integers(50, 201))
     rule = rules.design_rule(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng)
     if "n_classes" in rule:
         choice.label_names = choice.label_names[: rule["n_classes"]]
     log.append({"stage": "rule", "message": f"{family} over {', '.join(rule['features'])}"})
-    noise = {"label_noise": round(float(rng.uniform(0.02, 0.08)), 3), "missing_rate": round(float(rng.uniform(0, 0.05)), 3),
-             "outlier_rate": round(float(rng.uniform(0, 0.01)), 4)}
-    log.append({"stage": "noise", "message": json.dumps(noise, sort_keys=True)})
-    return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=noise,
+    recipe = noise.design_recipe(dna, choice, rng=rng, seed_names=seed_names)
+    log.append({"stage": "noise", "message": "recipe " + json.dumps(recipe, sort_keys=True)})
+    return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=recipe,
                     n_train=n_train, n_test=n_test, rng_seed=rng_seed, metric=dna.metric)
 
 
@@ -228,8 +245,11 @@ def _spec_dna(spec_dna: dict) -> dict:
     return {key: value for key, value in spec_dna.items() if key != "feature_kinds"}
 
 
-def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4) -> list[SynthesisResult]:
-    """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic."""
+def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4,
+               families: tuple[str, ...] | None = None) -> list[SynthesisResult]:
+    """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic.
+
+    families restricts the hidden-rule families drawn from (default: every family that fits the seed)."""
     dna = extract_dna(seed)
     seed_names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()[:50]}
     results = []
@@ -238,9 +258,10 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
             log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
             if llm is not None:
                 log.append({"stage": "rule", "message": "LLM-backed stages are not built yet; used the procedural ones"})
-            spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt, log=log)
+            spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt,
+                             log=log, families=families)
             spec.dna = _spec_dna(spec.dna)
-            task_dir = build_bundle(spec, out_dir)
+            task_dir = build_bundle(spec, out_dir, log=log)
             ladder, milestones, reasons = _calibrate(spec, task_dir)
             log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
             if reasons and attempt < attempts - 1:

@@ -1,0 +1,223 @@
+"""Noise injection: the realistic mess laid over clean generated data — label noise, missing values (MCAR and MAR),
+outliers, inconsistent categorical spelling, duplicate training rows, distractor columns and unit shifts.
+
+`design_recipe` draws an intensity for each kind (0 turns a kind off) and names the distractor columns; the recipe is
+part of the TaskSpec. `inject_noise` applies it with its own rng, identically to train and test rows (duplicates
+excepted: they are a training-set defect), so it never opens a train/test shift. Hidden rules and the calibration
+oracle read the clean frame; noise only bounds the oracle through the label noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from sandmle.synth.columns import columns_of_kind, level_names
+
+NOISE_KINDS = ("label_noise", "missing_mcar", "missing_mar", "outliers", "category_spelling", "duplicates",
+               "distractors", "unit_shift")
+MISSING_KINDS = ("numeric", "categorical")  # column kinds that can lose values
+OUTLIER_SPREAD = 8.0  # an outlier sits this many standard deviations above the median
+
+# Units a shifted share of rows was logged in instead: (the other unit, conversion from the column's unit).
+UNIT_CONVERSIONS = {
+    "°C": ("°F", lambda x: x * 9 / 5 + 32), "K": ("°C", lambda x: x - 273.15), "m": ("cm", lambda x: x * 100),
+    "km": ("m", lambda x: x * 1000), "mm": ("cm", lambda x: x / 10), "cm": ("mm", lambda x: x * 10),
+    "kg": ("g", lambda x: x * 1000), "g": ("kg", lambda x: x / 1000), "h": ("min", lambda x: x * 60),
+    "min": ("s", lambda x: x * 60), "s": ("ms", lambda x: x * 1000), "kW": ("W", lambda x: x * 1000),
+    "%": ("a fraction", lambda x: x / 100), "kUSD": ("USD", lambda x: x * 1000), "kEUR": ("EUR", lambda x: x * 1000),
+}
+DEFAULT_CONVERSION = ("a unit 1000 times smaller", lambda x: x * 1000)
+
+# Plausible names for pure-noise columns when the domain has no unused ones: (name, unit).
+GENERIC_DISTRACTORS = (("record_sequence", "index"), ("logger_battery", "V"), ("entry_delay", "min"),
+                       ("form_version", "category"), ("audit_score", "score"), ("reading_count", "count"),
+                       ("site_code", "category"), ("operator_shift", "category"), ("sensor_firmware", "category"),
+                       ("upload_lag", "h"))
+
+SPELLINGS = (str.upper, str.title, str.capitalize, lambda s: s + " ", lambda s: " " + s, lambda s: s.replace("_", " "))
+
+
+def _tokens(name: str) -> set[str]:
+    return {token for token in name.lower().replace("-", "_").replace(" ", "_").split("_") if len(token) > 2}
+
+
+def _distractor_columns(choice, count: int, seed_names: set[str], rng: np.random.Generator) -> list[dict]:
+    """Names for pure-noise columns: the domain's unused readings first, then generic ones; never a seed's name."""
+    from sandmle.synth.domains import DOMAINS
+
+    taken = {f["name"] for f in choice.features} | {choice.target_name, "id"}
+    banned = set().union(*(_tokens(name) for name in seed_names)) if seed_names else set()
+    domain = next((d for d in DOMAINS if d.domain_id == choice.domain_id), None)
+    unused = [(n, u) for n, u in (domain.features if domain else ()) if n not in taken]
+    pool = [(n, u) for n, u in [*rng.permutation(np.array(unused, dtype=object)).tolist(), *GENERIC_DISTRACTORS]
+            if not _tokens(n) & banned and n not in taken]
+    named = []
+    for name, unit in pool:
+        if len(named) == count:
+            break
+        if name not in {n["name"] for n in named}:
+            named.append({"name": str(name), "unit": str(unit)})
+    return named
+
+
+def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str] = frozenset()) -> dict:
+    """The noise recipe of a task: an intensity per kind (0 = off) and the distractor columns' names and units."""
+    tabular = dna.modality != "image"  # pixel grids get label noise only; the image generator adds its own
+
+    def maybe(chance: float, low: float, high: float, digits: int = 3) -> float:
+        drawn = round(float(rng.uniform(low, high)), digits)
+        return drawn if tabular and rng.random() < chance else 0.0
+
+    recipe = {"label_noise": round(float(rng.uniform(0.02, 0.08)), 3),
+              "missing_mcar": maybe(0.8, 0.0, 0.05), "missing_mar": maybe(0.5, 0.04, 0.15),
+              "outliers": maybe(0.7, 0.0, 0.01, 4), "category_spelling": maybe(0.7, 0.05, 0.2),
+              "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.03, 0.12)}
+    count = int(rng.integers(0, 4)) if tabular else 0
+    recipe["distractors"] = count
+    recipe["distractor_columns"] = _distractor_columns(choice, count, set(seed_names), rng) if count else []
+    return recipe
+
+
+@dataclass
+class NoisyData:
+    """The noisy frame and labels, which clean row each noisy row shows, and what the stage did."""
+
+    features: pd.DataFrame
+    labels: np.ndarray
+    source_rows: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+
+def _add_distractors(frame: pd.DataFrame, columns: list[dict], rng: np.random.Generator, notes: list[str]) -> pd.DataFrame:
+    n = len(frame)
+    for spec in columns:
+        if spec["unit"] == "category":
+            levels = level_names(int(rng.integers(2, 6)))
+            values = np.asarray(levels, dtype=object)[rng.choice(len(levels), size=n, p=rng.dirichlet(np.full(len(levels), 3.0)))]
+        elif spec["unit"] in ("count", "index"):
+            values = rng.poisson(float(rng.uniform(1, 40)), size=n).astype(float)
+        else:
+            centre, spread = float(rng.uniform(1, 500)), float(rng.uniform(0.05, 0.4))
+            values = np.round(centre * rng.lognormal(0.0, spread, size=n), 3)
+        position = int(rng.integers(0, frame.shape[1] + 1))  # anywhere among the real columns
+        frame.insert(position, spec["name"], values)
+    if columns:
+        notes.append(f"distractors: added pure-noise columns {', '.join(c['name'] for c in columns)}")
+    return frame
+
+
+def _shift_units(frame: pd.DataFrame, rate: float, units: dict, rng: np.random.Generator, notes: list[str]) -> None:
+    numeric = columns_of_kind(frame, "numeric")
+    if rate <= 0 or not numeric:
+        return
+    convertible = [c for c in numeric if units.get(c) in UNIT_CONVERSIONS]
+    column = str(rng.choice(convertible or numeric))
+    other, convert = UNIT_CONVERSIONS.get(units.get(column, ""), DEFAULT_CONVERSION)
+    rows = rng.uniform(size=len(frame)) < rate
+    frame.loc[rows, column] = convert(frame.loc[rows, column].to_numpy(dtype=float))
+    notes.append(f"unit_shift: {rows.sum()} rows of {column} logged in {other} instead of {units.get(column) or 'its unit'}")
+
+
+def _add_outliers(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
+    if rate <= 0:
+        return
+    total = 0
+    for column in columns_of_kind(frame, "numeric"):
+        rows = rng.uniform(size=len(frame)) < rate
+        frame.loc[rows, column] = frame[column].median() + OUTLIER_SPREAD * (frame[column].std() or 1.0)
+        total += int(rows.sum())
+    notes.append(f"outliers: {total} implausible readings over the numeric columns")
+
+
+def _misspell_levels(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
+    if rate <= 0:
+        return
+    for column in columns_of_kind(frame, "categorical"):
+        values = frame[column].to_numpy(dtype=object).copy()
+        rows = np.flatnonzero((rng.uniform(size=len(values)) < rate) & pd.notna(values))
+        styles = rng.integers(len(SPELLINGS), size=len(rows))
+        for row, style in zip(rows, styles):
+            values[row] = SPELLINGS[style](str(values[row]))
+        frame[column] = values
+        notes.append(f"category_spelling: {len(rows)} values of {column} re-spelt (case, spaces)")
+
+
+def _missing_at_random(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
+    """Values go missing more often where another, observed column is high (or low): missing at random, not MCAR."""
+    drivers = columns_of_kind(frame, "numeric")
+    if rate <= 0 or len(drivers) < 1 or frame.shape[1] < 2:
+        return
+    driver = str(rng.choice(drivers))
+    targets = [c for c in columns_of_kind(frame, *MISSING_KINDS) if c != driver]
+    if not targets:
+        return
+    chosen = rng.choice(targets, size=min(len(targets), int(rng.integers(1, 3))), replace=False).tolist()
+    rank = frame[driver].rank(pct=True).fillna(0.5).to_numpy()
+    high = bool(rng.random() < 0.5)
+    pressure = rank if high else 1.0 - rank
+    probability = np.clip(3.0 * rate * pressure ** 2, 0.0, 1.0)  # mean 3u^2 over a uniform rank is 1: overall rate kept
+    for column in chosen:
+        rows = rng.uniform(size=len(frame)) < probability
+        frame.loc[rows, column] = np.nan
+        notes.append(f"missing_mar: {rows.sum()} values of {column} missing, more often when {driver} is "
+                     f"{'high' if high else 'low'}")
+
+
+def _missing_completely_at_random(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
+    if rate <= 0:
+        return
+    total = 0
+    for column in columns_of_kind(frame, *MISSING_KINDS):
+        rows = rng.uniform(size=len(frame)) < rate
+        frame.loc[rows, column] = np.nan
+        total += int(rows.sum())
+    notes.append(f"missing_mcar: {total} values missing completely at random")
+
+
+def _noisy_labels(labels: np.ndarray, rate: float, task_type: str, n_classes: int, rng: np.random.Generator,
+                  notes: list[str]) -> np.ndarray:
+    labels = labels.copy()
+    if rate <= 0:
+        return labels
+    if task_type == "regression":
+        labels = labels + rng.normal(0, rate * (labels.std() or 1.0), size=len(labels))
+        notes.append(f"label_noise: gaussian noise of {rate:.3g} target standard deviations")
+    else:
+        flip = rng.uniform(size=len(labels)) < rate
+        labels[flip] = rng.integers(n_classes, size=int(flip.sum()))
+        notes.append(f"label_noise: {flip.sum()} labels redrawn at random")
+    return labels
+
+
+def inject_noise(features: pd.DataFrame, labels: np.ndarray, *, recipe: dict, task_type: str, n_classes: int,
+                 n_train: int, rng: np.random.Generator, units: dict | None = None) -> NoisyData:
+    """Apply the recipe to clean features and labels; the first n_train rows are the training rows.
+
+    units maps a column to its unit, so a unit shift converts to a real other unit (°C to °F, kg to g, ...).
+    """
+    frame = features.copy()
+    notes: list[str] = []
+    units = dict(units or {}) | {c["name"]: c["unit"] for c in recipe.get("distractor_columns", [])}
+    frame = _add_distractors(frame, recipe.get("distractor_columns", [])[: recipe.get("distractors", 0)], rng, notes)
+    _shift_units(frame, recipe.get("unit_shift", 0.0), units, rng, notes)
+    _add_outliers(frame, recipe.get("outliers", 0.0), rng, notes)
+    _misspell_levels(frame, recipe.get("category_spelling", 0.0), rng, notes)
+    _missing_at_random(frame, recipe.get("missing_mar", 0.0), rng, notes)
+    _missing_completely_at_random(frame, recipe.get("missing_mcar", 0.0), rng, notes)
+    noisy_labels = _noisy_labels(np.asarray(labels), recipe.get("label_noise", 0.0), task_type, n_classes, rng, notes)
+    source_rows = np.arange(len(frame))
+    n_copies = int(round(recipe.get("duplicates", 0.0) * n_train))
+    if n_copies and n_train > 2 * n_copies:  # copies overwrite other training rows, so the row counts stay the spec's
+        picked = rng.choice(n_train, size=2 * n_copies, replace=False)
+        originals, copies = picked[:n_copies], picked[n_copies:]
+        for column in frame.columns:  # column by column, so numeric columns keep their dtype
+            values = frame[column].to_numpy().copy()
+            values[copies] = values[originals]
+            frame[column] = values
+        noisy_labels[copies] = noisy_labels[originals]
+        source_rows[copies] = originals
+        notes.append(f"duplicates: {n_copies} training rows repeat other training rows")
+    return NoisyData(frame, noisy_labels, source_rows, notes)
