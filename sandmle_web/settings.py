@@ -166,6 +166,9 @@ JOB_HEARTBEAT_TIMEOUT_S = envint("SANDMLE_JOB_HEARTBEAT_TIMEOUT_S", 300)
 SANDMLE_LLM_URL = envstr("SANDMLE_LLM_URL", "")
 SANDMLE_LLM_MODEL = envstr("SANDMLE_LLM_MODEL", "")
 SANDMLE_LLM_KEY_ENV = envstr("SANDMLE_LLM_KEY_ENV", "OPENAI_API_KEY")
+# The only environment variables a synthesis run may name as its key: a curator can point a run at any URL, so a free
+# choice would let them send the worker's SECRET_KEY or database password to their own server.
+SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
 
 LOGGING = {
     "version": 1,

@@ -45,6 +45,7 @@ class SynthesisRun(Job):
     rng = models.BigIntegerField(default=0)
     llm_url = models.CharField(max_length=500, blank=True, default="")
     llm_model = models.CharField(max_length=200, blank=True, default="")
+    llm_key_env = models.CharField(max_length=100, blank=True, default="")  # "" = settings.SANDMLE_LLM_KEY_ENV
     summary = models.JSONField(default=dict, blank=True)
 
     class Meta(Job.Meta):

@@ -30,8 +30,18 @@ class SynthesisRunInput(serializers.Serializer):
     seed = serializers.SlugField()
     count = serializers.IntegerField(min_value=1, max_value=200)
     rng = serializers.IntegerField(min_value=0, required=False, default=0)
-    llm_url = serializers.URLField(required=False, default="", allow_blank=True)
-    llm_model = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
+    # Omit all three LLM fields to get the deployment's defaults (SANDMLE_LLM_*); send an empty llm_url for none.
+    llm_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
+    llm_model = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    llm_key_env = serializers.CharField(required=False, allow_blank=True, max_length=100)
+
+    def validate(self, data):
+        given = {name: data.get(name, "") for name in ("llm_url", "llm_model", "llm_key_env")}
+        if not any(name in self.initial_data for name in given):
+            from tasks_app.services import synthesis_llm_defaults
+
+            given = synthesis_llm_defaults()
+        return data | given
 
 
 class SynthesisRunOutput(serializers.ModelSerializer):
@@ -39,7 +49,7 @@ class SynthesisRunOutput(serializers.ModelSerializer):
 
     class Meta:
         model = SynthesisRun
-        fields = ["id", "seed", "count", "rng", "llm_model", "state", "progress", "progress_message", "error",
+        fields = ["id", "seed", "count", "rng", "llm_url", "llm_model", "llm_key_env", "state", "progress", "progress_message", "error",
                   "summary", "created_at", "started_at", "finished_at"]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -91,16 +92,40 @@ def seed_engine_object(*, seed: Seed):
     )
 
 
-@transaction.atomic
-def synthesis_run_create(
-    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", user=None
-) -> SynthesisRun:
-    if not 1 <= count <= 200:
-        raise ServiceError("ask for between 1 and 200 tasks", field="count")
+def synthesis_llm_defaults() -> dict:
+    """The LLM settings a new synthesis run starts from: the deployment's SANDMLE_LLM_* settings."""
+    return {"llm_url": settings.SANDMLE_LLM_URL, "llm_model": settings.SANDMLE_LLM_MODEL,
+            "llm_key_env": settings.SANDMLE_LLM_KEY_ENV}
+
+
+def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> None:
     if bool(llm_url) != bool(llm_model):
         raise ServiceError("give both an LLM URL and a model, or neither", field="llm_model" if llm_url else "llm_url")
+    if llm_url:
+        parts = urlsplit(llm_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ServiceError("use an http(s) base URL such as http://host:8000/v1", field="llm_url")
+        if parts.username or parts.password:
+            raise ServiceError("keep credentials out of the URL; name the variable holding the key instead",
+                               field="llm_url")
+    if llm_key_env and llm_key_env not in settings.SANDMLE_LLM_KEY_ENVS:
+        allowed = ", ".join(settings.SANDMLE_LLM_KEY_ENVS) or "none"
+        raise ServiceError(f"{llm_key_env!r} is not an allowed key variable (allowed: {allowed}; SANDMLE_LLM_KEY_ENVS "
+                           f"lists them)", field="llm_key_env")
+
+
+@transaction.atomic
+def synthesis_run_create(
+    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", llm_key_env: str = "", user=None
+) -> SynthesisRun:
+    """Queue a synthesis run; with llm_url and llm_model its domain and rule stages ask that endpoint, sending the
+    key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default)."""
+    if not 1 <= count <= 200:
+        raise ServiceError("ask for between 1 and 200 tasks", field="count")
+    _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
     run = SynthesisRun.objects.create(
-        seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model, created_by=user
+        seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,
+        llm_key_env=llm_key_env if llm_url else "", created_by=user
     )
     enqueue("workers.synthesis.run_synthesis", args=(run.id,), queue=Queue.DEFAULT)
     return run
@@ -118,7 +143,8 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
         if run.llm_url:
             from sandmle.llm import ChatClient
 
-            llm = ChatClient(run.llm_url, run.llm_model, api_key_env=settings.SANDMLE_LLM_KEY_ENV)
+            _check_llm_settings(llm_url=run.llm_url, llm_model=run.llm_model, llm_key_env=run.llm_key_env)
+            llm = ChatClient(run.llm_url, run.llm_model, api_key_env=run.llm_key_env or settings.SANDMLE_LLM_KEY_ENV)
         out_dir = Path(settings.DATA_DIR) / "bundles" / f"run-{run.id}"
 
         def progress(done: int, total: int) -> None:

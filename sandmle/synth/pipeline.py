@@ -17,6 +17,7 @@ from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
 from sandmle.synth import calibrate, noise, rules
 from sandmle.synth.domains import DomainChoice, mutate_domain
+from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
 
 GENERATOR_VERSION = "sandmle-synth/2"
@@ -220,10 +221,12 @@ def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dic
 
 
 def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: int, log: list, n_train: int | None = None,
-              n_test: int = 400, families: tuple[str, ...] | None = None) -> TaskSpec:
-    """Decide a task: domain, hidden rule (of one of `families`, default all that fit the DNA), noise recipe, sizes."""
+              n_test: int = 400, families: tuple[str, ...] | None = None, domain_stage=None, rule_stage=None) -> TaskSpec:
+    """Decide a task: domain, hidden rule (of one of `families`, default all that fit the DNA), noise recipe, sizes.
+
+    domain_stage and rule_stage replace the procedural domain mutation and rule design (see llm_stages)."""
     rng = np.random.default_rng([rng_seed, 0])
-    choice = mutate_domain(dna, rng=rng, seed_names=seed_names, log=log)
+    choice = (domain_stage or mutate_domain)(dna, rng=rng, seed_names=seed_names, log=log)
     preview = sample_features(dna, choice, n_rows=400, rng=np.random.default_rng([rng_seed, 9]))
     candidates = tuple(families) if families else _families(dna)
     usable = rules.usable_families(candidates, preview)
@@ -231,10 +234,13 @@ def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: i
         raise ValueError(f"no rule family among {', '.join(candidates)} fits this seed's features")
     family = usable[int(rng.integers(len(usable)))]
     n_train = n_train or int(rng.integers(50, 201))
-    rule = rules.design_rule(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng)
+    if rule_stage is None:
+        rule = rules.design_rule(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng)
+    else:
+        rule = rule_stage(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng, log=log)
     if "n_classes" in rule:
         choice.label_names = choice.label_names[: rule["n_classes"]]
-    log.append({"stage": "rule", "message": f"{family} over {', '.join(rule['features'])}"})
+    log.append({"stage": "rule", "message": f"{rule['family']} over {', '.join(rule['features'])}"})
     recipe = noise.design_recipe(dna, choice, rng=rng, seed_names=seed_names)
     log.append({"stage": "noise", "message": "recipe " + json.dumps(recipe, sort_keys=True)})
     return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=recipe,
@@ -252,14 +258,13 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
     families restricts the hidden-rule families drawn from (default: every family that fits the seed)."""
     dna = extract_dna(seed)
     seed_names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()[:50]}
+    domain_stage, rule_stage = llm_stages(llm)  # both None without an LLM: the procedural stages
     results = []
     for index in range(count):
         for attempt in range(attempts):
             log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
-            if llm is not None:
-                log.append({"stage": "rule", "message": "LLM-backed stages are not built yet; used the procedural ones"})
             spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt,
-                             log=log, families=families)
+                             log=log, families=families, domain_stage=domain_stage, rule_stage=rule_stage)
             spec.dna = _spec_dna(spec.dna)
             task_dir = build_bundle(spec, out_dir, log=log)
             ladder, milestones, reasons = _calibrate(spec, task_dir)

@@ -14,7 +14,7 @@ import pytest
 from sandmle.seeds import bundled_seed_names, load_bundled_seed
 from sandmle.synth import TaskSpec, build_bundle, synthesize, verify_bundle
 from sandmle.synth import calibrate, rules
-from sandmle.synth.domains import DOMAINS, mutate_domain
+from sandmle.synth.domains import DOMAINS, mutate_domain, name_tokens
 from sandmle.dna import extract_dna
 
 
@@ -43,13 +43,19 @@ def test_image_rule_reads_quadrants():
     assert list(rules.apply_rule(rule, frame)) == [0, 1, 2, 3]
 
 
-def test_domains_never_reuse_seed_names():
-    assert len(DOMAINS) >= 12 and len({d.sector for d in DOMAINS}) >= 8
-    seed = load_bundled_seed("iris")
-    names = {str(c) for c in seed.frame.columns}
-    choice = mutate_domain(extract_dna(seed), rng=np.random.default_rng(1), seed_names=names)
-    used = {f["name"] for f in choice.features} | {choice.target_name}
-    assert not used & names and len(choice.label_names) == 3
+@pytest.mark.parametrize("name", bundled_seed_names())
+def test_domains_never_reuse_seed_names(name):
+    assert len(DOMAINS) >= 40 and len({d.sector for d in DOMAINS}) >= 12
+    seed = load_bundled_seed(name)
+    dna = extract_dna(seed)
+    names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()}
+    seed_words = set().union(*(name_tokens(n) for n in names))
+    for rng in range(12):
+        choice = mutate_domain(dna, rng=np.random.default_rng(rng), seed_names=names)
+        used = [f["name"] for f in choice.features] + [choice.target_name] + choice.label_names
+        assert not set(used) & names and not set().union(*(name_tokens(n) for n in used)) & seed_words
+        assert len({f["name"] for f in choice.features}) == len(choice.features)
+        assert len(choice.label_names) == (0 if dna.task_type == "regression" else dna.n_classes)
 
 
 @pytest.fixture(scope="module")

@@ -213,7 +213,8 @@ CLASSIFICATION_DOMAINS = [
                  "parking_spaces count | waiting_list_days days | deposit_type category | distribution_channel category | "
                  "repeat_guest category",
         context="A group of city and resort hotels sees a large share of bookings cancelled or never arrive. Revenue "
-                "managers overbook to compensate and want to know how each booking will end.",
+                "managers overbook to compensate, but walking a guest to another hotel is costly; they want to know, "
+                "when a booking is made, how it will end.",
     ),
     domain(
         "bridge_inspection", "construction", "Bridge Deck Condition Rating", entity="bridge", target="deck_rating",
@@ -233,7 +234,8 @@ CLASSIFICATION_DOMAINS = [
                  "activity_steps count | lying_hours h | body_temperature °C | feed_intake kg | "
                  "days_in_milk days | parity count | milk_fat % | milk_protein % | body_condition_score score",
         context="A dairy cooperative equips its members' herds with collars and in-line milk sensors. Vets want an "
-                "alert that names the likely health problem of a cow days before it shows clinical signs.",
+                "alert that names the likely health problem of a cow days before it shows clinical signs, when "
+                "treatment is cheaper and milk losses are still small.",
     ),
     domain(
         "mine_ventilation", "mining", "Underground Mine Ventilation Alarm", entity="sensor station-shift",

@@ -45,7 +45,7 @@ IMAGE_DOMAINS = [
         image_subject="a greyscale patch of an X-ray radiograph of a girth weld",
         labels="sound_weld porosity slag_inclusion lack_of_fusion incomplete_penetration crack undercut "
                "burn_through tungsten_inclusion excess_reinforcement",
-        features="wall_thickness mm | tube_voltage kV | exposure_mAs mAs | film_density density | "
+        features="wall_thickness mm | tube_voltage kV | exposure_charge mAs | film_density density | "
                  "source_to_film_distance mm | welder_experience years | weld_passes count | preheat_temperature °C",
         context="A pipeline contractor radiographs every girth weld before the line is buried. Certified "
                 "interpreters review the films, and the contractor wants an automated first read of each patch to "

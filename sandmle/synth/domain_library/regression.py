@@ -50,7 +50,8 @@ REGRESSION_DOMAINS = [
                  "transit_minutes min | balcony_area m² | energy_rating score | noise_level dB | "
                  "nearby_schools count | service_charge EUR | view_score score | parking category",
         context="A property portal wants to show renters a fair-rent estimate next to every listing and warn "
-                "landlords whose asking rent is out of line with comparable flats.",
+                "landlords whose asking rent is out of line with comparable flats. Estimates must rest on the listing's "
+                "facts alone, since many flats have never been let through the portal before.",
     ),
     domain(
         "hospital_stay", "health", "Hospital Length of Stay", entity="inpatient admission", target="length_of_stay",
@@ -60,7 +61,8 @@ REGRESSION_DOMAINS = [
                  "mobility_score score | surgery_minutes min | albumin g/dL | frailty_score score | "
                  "emergency_admission category",
         context="A regional hospital's bed managers plan discharges and elective admissions a week ahead. They want "
-                "each new admission's length of stay predicted from the information available on the first day.",
+                "each new admission's length of stay predicted from the information available on the first day, so that "
+                "cancelled operations and corridor beds become the exception.",
     ),
     domain(
         "exam_score", "education", "Final Exam Score Prediction", entity="secondary-school student", target="exam_score",
@@ -89,7 +91,8 @@ REGRESSION_DOMAINS = [
                  "fare EUR | headway_minutes min | air_temperature °C | precipitation mm | school_day category | "
                  "fuel_price EUR/L | events_nearby count | on_time_share %",
         context="A city transit agency reallocates buses between routes every quarter. Planners want a model of "
-                "each route's daily boardings to test timetable changes before they are made.",
+                "each route's daily boardings to test timetable changes before they are made, instead of learning from "
+                "complaints after the new timetable starts.",
     ),
     domain(
         "store_weekly_sales", "retail", "Store Weekly Sales Forecast", entity="store-week", target="weekly_sales",
@@ -98,7 +101,8 @@ REGRESSION_DOMAINS = [
                  "unemployment_rate % | fuel_price EUR/L | air_temperature °C | holiday_week category | "
                  "staff_hours h | local_events count | online_share %",
         context="A home-improvement retailer staffs and stocks its stores from a weekly sales forecast. Over-staffed "
-                "stores burn margin and under-stocked ones lose customers to competitors down the road.",
+                "stores burn margin and under-stocked ones lose customers to competitors down the road, so the planning "
+                "team wants each store's sales for the coming week.",
     ),
     domain(
         "river_discharge", "environment", "River Discharge Forecast", entity="gauge-day", target="discharge",
@@ -107,7 +111,8 @@ REGRESSION_DOMAINS = [
                  "air_temperature °C | evapotranspiration mm | upstream_level m | reservoir_release m³/s | "
                  "catchment_area km² | impervious_share % | groundwater_level m | day_of_year day",
         context="A river basin authority issues flood warnings and allocates irrigation water from daily forecasts "
-                "of discharge at its gauging stations.",
+                "of discharge at its gauging stations. Its hydrological model needs days of expert calibration per "
+                "catchment, so the authority wants a data-driven forecast of each gauge's discharge for the next day.",
     ),
     domain(
         "player_market_value", "sports", "Footballer Transfer Value", entity="professional footballer",
@@ -116,7 +121,8 @@ REGRESSION_DOMAINS = [
                  "sprints_per_match count | contract_months_left months | international_caps count | "
                  "league_strength score | injury_days days | social_followers millions | duels_won %",
         context="A club's recruitment department screens thousands of players each transfer window. It wants a "
-                "consistent estimate of each player's market value before opening negotiations.",
+                "consistent estimate of each player's market value before opening negotiations, so that scouts' "
+                "enthusiasm does not set the price.",
     ),
     domain(
         "call_centre_volume", "telecom", "Contact Centre Call Volume", entity="half-hour interval", target="calls",

@@ -185,7 +185,7 @@ TEXT_DOMAINS = [
         },
         context="A city's 311 line receives requests by phone, app and web form. Call handlers type what residents "
                 "say, and the city wants each request routed to the responsible department without a second "
-                "reading.",
+                "reading, so that crews receive it the same day.",
     ),
     domain(
         "adjuster_notes_cost", "insurance", "Motor Claim Cost from Adjuster Notes", entity="motor claim",
@@ -287,6 +287,7 @@ TEXT_DOMAINS = [
                       "return to play protocol; reassess in two days",
         },
         context="A rugby club's medical team writes assessment notes for every injury. The coaches plan selection "
-                "weeks ahead and want each injury's time-loss predicted from the first assessment.",
+                "weeks ahead and want each injury's time-loss predicted from the first assessment, before scans and "
+                "specialist opinions arrive.",
     ),
 ]
