@@ -6,12 +6,12 @@ The zygote itself never runs agent code; each child unshares mount/net/ipc/uts/p
 tmpfs root holding only /usr, the Python prefix, /public (ro) and /workdir (rw), pivots into it and drops
 to uid 65534 before it runs the step.
 
-Process tree of a step: zygote -> outer child (own process group, the step's cgroups) -> namespace init
-(PID 1) -> the step (PID 2). The step runs below PID 1 because the kernel shields a namespace's init from
-signals sent inside it, so a step that signals itself dies as anywhere else, while one that kills its
-parent cannot. Ending the step means killing the outer child's process group: the init dies with it
-(same group, and a parent-death signal as a second line), and the kernel then kills everything left in
-the PID namespace, whatever sessions or groups the step made.
+Process tree of a step: zygote -> keeper (its own process group; outside the step's PID namespace) ->
+{the namespace's init (PID 1, a spawned `cat`, not a fork), the step (PID 2)}. The step runs below PID 1
+because the kernel shields a namespace's init from signals sent inside it, so a step that signals itself
+dies as anywhere else; the init and keeper are root, so the step (uid 65534) cannot signal them. Ending a
+step kills the init, and the kernel then kills everything left in the PID namespace, whatever sessions
+or groups the step made; killing the keeper's group does the same from the outside.
 """
 
 import ctypes
@@ -125,59 +125,97 @@ def tree_usage_bytes(path, *, stop_above=None):
     return total
 
 
-def watch_step(pidfd, *, deadline, workdir, quota_bytes):
-    """Wait for a step to exit while measuring its scratch dir: returns "exited", "timeout" or "workdir_quota"."""
+def watch_step(end_fd, *, deadline, workdir, quota_bytes):
+    """Wait until end_fd (a pidfd, or a pipe) turns readable while measuring the scratch dir.
+
+    Returns "exited", "timeout" or "workdir_quota".
+    """
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return "timeout"
-        ready, _w, _x = select.select([pidfd], [], [], min(remaining, WATCH_INTERVAL_S))
+        ready, _w, _x = select.select([end_fd], [], [], min(remaining, WATCH_INTERVAL_S))
         if ready:
             return "exited"
         if tree_usage_bytes(workdir, stop_above=quota_bytes) > quota_bytes:
             return "workdir_quota"
 
 
-def _exit_like(status):
-    """Leave with the exit code, or 128 + signal, of a waited-for child: a parent reports its child's end."""
-    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+def _redirect_output(request, *, keep_fd):
+    """Point stdin at /dev/null and stdout/stderr at the step's files; close every other descriptor but keep_fd."""
+    out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    err = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0), os.dup2(out, 1), os.dup2(err, 2)
+    for fd in (null, out, err):
+        os.close(fd)
+    os.closerange(3, keep_fd)
+    os.closerange(keep_fd + 1, 1 << 16)
 
 
-def step_child(request, root, zygote_pid):
-    """Runs in the fork: namespaces, root, uid drop, limits, then the agent's code. Never returns."""
-    code = 1
+def step_tree(request, root, zygote_pid, report_fd):
+    """The step's keeper, outside its namespaces' PID view: makes them, starts their init, forks the step, waits.
+
+    The init is a tiny program (cat on a pipe only this process writes to), not a fork of this big interpreter:
+    each fork of a process holding pandas and scikit-learn costs tens of milliseconds, so a step pays for two
+    (this keeper and the step), not three. The init dies when its pipe closes, so it cannot outlive its keeper.
+    Writes {"returncode", "cpu_s"} to report_fd once the step and everything it started are gone. Never returns.
+    """
     try:
         # A zygote that dies (a closing or crashed pool) takes its running step with it.
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != zygote_pid:
             os._exit(1)
         os.setpgid(0, 0)
+        _redirect_output(request, keep_fd=report_fd)
+        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID), "unshare")
+        mount(None, "/", None, MS_REC | MS_PRIVATE)
+        init_stdin, init_lifeline = os.pipe()
+        init = os.posix_spawn(_init_program(), ["sandmle-init"], {}, file_actions=[
+            (os.POSIX_SPAWN_DUP2, init_stdin, 0),
+            (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)])
+        os.close(init_stdin)
+        before = os.times()
+        step = os.fork()
+        if step == 0:
+            run_step(request, root)
+        _pid, status = os.waitpid(step, 0)
+        after = os.times()
+        # The namespace dies with its init: the kernel kills whatever the step left running, then init is reaped.
+        os.kill(init, signal.SIGKILL)
+        os.close(init_lifeline)
+        os.waitpid(init, 0)
+        report = {"returncode": os.waitstatus_to_exitcode(status),
+                  "cpu_s": after.children_user - before.children_user + after.children_system - before.children_system}
+        os.write(report_fd, json.dumps(report).encode() + b"\n")
+        os._exit(0)
+    except BaseException:
+        try:
+            traceback.print_exc()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+    os._exit(1)
+
+
+def _init_program():
+    return next(path for path in ("/usr/bin/cat", "/bin/cat") if os.path.exists(path))
+
+
+def run_step(request, root):
+    """The step itself, PID 2 of its namespace: cgroups, root, uid drop, limits, then the agent's code. Never returns."""
+    code = 1
+    try:
+        os.closerange(3, 1 << 16)  # the keeper's report and init pipes
         for cgroup_dir in request["cgroup_dirs"]:
             with open(os.path.join(cgroup_dir, "cgroup.procs"), "w") as handle:
                 handle.write(str(os.getpid()))
-        out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        err = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        null = os.open("/dev/null", os.O_RDONLY)
-        os.dup2(null, 0), os.dup2(out, 1), os.dup2(err, 2)
-        for fd in (null, out, err):
-            os.close(fd)
-        os.closerange(3, 1 << 16)
-        _check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID), "unshare")
-        mount(None, "/", None, MS_REC | MS_PRIVATE)
-        init = os.fork()
-        if init:
-            # Forwards the namespace init's status; its death takes the whole PID namespace with it.
-            _exit_like(os.waitpid(init, 0)[1])
-        # The namespace's PID 1: it dies when the outer child dies, even if it were somehow outside its group.
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        step = os.fork()
-        if step:
-            _exit_like(os.waitpid(step, 0)[1])
         build_root(root, request)
         os.setgroups([])
         os.setgid(UID)
         os.setuid(UID)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
         os.chdir("/workdir")
         os.environ.clear()
         os.environ.update(request["env"])
@@ -208,39 +246,54 @@ def step_child(request, root, zygote_pid):
     os._exit(code)
 
 
+def _read_report(fd):
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return None
+        data += chunk
+    return json.loads(data)
+
+
 def serve(root):
     zygote_pid = os.getpid()
     for line in sys.stdin:
         request = json.loads(line)
         limits = request["limits"]
         start = time.monotonic()
-        before = os.times()
-        pid = os.fork()
-        if pid == 0:
-            step_child(request, root, zygote_pid)
+        report_r, report_w = os.pipe()
+        keeper = os.fork()
+        if keeper == 0:
+            os.close(report_r)
+            step_tree(request, root, zygote_pid, report_w)
+        os.close(report_w)
         try:
-            os.setpgid(pid, pid)  # also done by the child; doing it here too leaves no window for killpg to miss
+            os.setpgid(keeper, keeper)  # also done by the keeper; doing it here too leaves killpg no window to miss
         except OSError:
             pass
-        pidfd = os.pidfd_open(pid)
-        ended = watch_step(pidfd, deadline=start + limits["timeout_s"], workdir=request["workdir"],
+        # The report pipe turns readable when the keeper reports, or at EOF when it died without reporting.
+        ended = watch_step(report_r, deadline=start + limits["timeout_s"], workdir=request["workdir"],
                            quota_bytes=limits["workdir_mb"] << 20)
-        if ended != "exited":
+        report = _read_report(report_r) if ended == "exited" else None
+        os.close(report_r)
+        keeper_reaped = report is None
+        if report is None:
+            # Timeout, quota, or a keeper that died: its group holds the keeper, the init and (unless it left
+            # the group) the step; the init's death ends the PID namespace and everything in it.
             try:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(keeper, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _pid, status = os.waitpid(pid, 0)
-        os.close(pidfd)
-        after = os.times()
-        returncode = os.waitstatus_to_exitcode(status)
-        if returncode > 128:
-            returncode = -(returncode - 128)
-        reply = {"returncode": returncode, "timed_out": ended == "timeout", "wall_s": time.monotonic() - start,
-                 "cpu_s": after.children_user - before.children_user
-                 + after.children_system - before.children_system}
+            _pid, status = os.waitpid(keeper, 0)
+            report = {"returncode": -signal.SIGKILL if ended != "exited" else os.waitstatus_to_exitcode(status),
+                      "cpu_s": 0.0}
+        reply = {"returncode": report["returncode"], "timed_out": ended == "timeout",
+                 "wall_s": time.monotonic() - start, "cpu_s": report["cpu_s"]}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
+        if not keeper_reaped:
+            os.waitpid(keeper, 0)  # the keeper's own exit (freeing its copy of this big process) is off the reply's path
 
 
 def main():
