@@ -14,7 +14,14 @@ import jsonschema
 
 
 class LLMError(RuntimeError):
-    """The endpoint could not give a usable reply (bad request, exhausted retries, invalid JSON)."""
+    """The endpoint could not give a usable reply (bad request, exhausted retries, invalid JSON).
+
+    `status` is the HTTP status of a refused request (None for transport errors and unusable bodies).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -106,7 +113,8 @@ class ChatClient:
                 last_problem = f"{self.endpoint} answered HTTP {response.status_code}: {response.text[:300]}"
                 continue
             if response.status_code >= 400:
-                raise LLMError(f"{self.endpoint} answered HTTP {response.status_code}: {response.text[:500]}")
+                raise LLMError(f"{self.endpoint} answered HTTP {response.status_code}: {response.text[:500]}",
+                               status=response.status_code)
             try:
                 return response.json()
             except ValueError:

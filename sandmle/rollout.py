@@ -113,10 +113,11 @@ def flatten_tokens(records: list[dict]) -> dict | None:
 
 
 def _task_id(task_dir: Path) -> str:
-    task_file = task_dir / "task.json"
-    if task_file.exists():
-        return str(json.loads(task_file.read_text()).get("task_id", task_dir.name))
-    return task_dir.name
+    """The bundle's task id; its directory name when task.json is missing or unreadable (the episode reports why)."""
+    try:
+        return str(json.loads((task_dir / "task.json").read_text()).get("task_id", task_dir.name))
+    except (OSError, ValueError, AttributeError):
+        return task_dir.name
 
 
 def run_episode(
@@ -218,12 +219,16 @@ class _SerialPolicy:
             return self.inner.generate(messages, sampling=sampling)
 
 
-def _make_pool() -> Any:
+def _make_pool(concurrency: int) -> Any:
+    """A warm pool with a zygote per concurrent episode (up to the cores); None where one cannot run (cold steps)."""
+    import os
+
+    from sandmle.sandbox import SandboxPool, SandboxUnavailable
+
     try:
-        from sandmle.sandbox import SandboxPool
-    except ImportError:
+        return SandboxPool(max_zygotes=max(1, min(concurrency, os.cpu_count() or 1)))
+    except SandboxUnavailable:
         return None
-    return SandboxPool()
 
 
 def run_batch(
@@ -237,16 +242,22 @@ def run_batch(
     on_trajectory: Callable[[Trajectory], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
     pool: Any = None,
+    policy_options: dict[str, Any] | None = None,
 ) -> list[Trajectory]:
-    """Runs every task `samples` times (one GRPO group per task) on `concurrency` threads, in task-then-sample order."""
+    """Runs every task `samples` times (one GRPO group per task) on `concurrency` threads, in task-then-sample order.
+
+    A failing episode becomes a trajectory with termination "error"; the others go on. `pool` lets callers share
+    a warm SandboxPool across batches; without one the batch starts and closes its own. `policy_options` go to
+    make_policy with a spec string (e.g. api_key_env for an openai policy).
+    """
     if samples < 1 or concurrency < 1:
         raise UsageError("samples and concurrency must be at least 1")
     get_scaffold(scaffold)
-    policy = make_policy(policy_spec) if isinstance(policy_spec, str) else policy_spec
+    policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
     if hasattr(policy, "count_tokens") and not isinstance(policy, _SerialPolicy) and getattr(policy, "name", "").startswith("hf:"):
         policy = _SerialPolicy(policy)
     own_pool = pool is None
-    pool = _make_pool() if own_pool else pool
+    pool = _make_pool(concurrency) if own_pool else pool
     callback_lock = threading.Lock()
 
     def one(job: tuple[int, Path, int]) -> Trajectory | None:

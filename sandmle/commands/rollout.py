@@ -22,20 +22,31 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--max-turns", type=int, default=15)
     parser.add_argument("--time-budget", type=float, default=900.0, help="seconds per episode")
     parser.add_argument("--step-timeout", type=float, default=60.0, help="seconds per sandbox step")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--max-tokens", type=int, default=1024, help="tokens per policy reply")
+    parser.add_argument("--api-key-env", default=None,
+                        help="name of the environment variable holding an openai policy's API key")
     parser.add_argument("--seed", type=int, default=0)
     return parser
 
 
 def run(args) -> int:
+    from sandmle.agents.policies.base import SamplingParams
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:
         if not (task_dir / "public").is_dir() or not (task_dir / "private" / "grading.json").exists():
             raise FileNotFoundError(f"not a task bundle (needs public/ and private/grading.json): {task_dir}")
-    if args.samples < 1 or args.concurrency < 1:
-        raise UsageError("--samples and --concurrency must be at least 1")
+    if args.samples < 1 or args.concurrency < 1 or args.max_turns < 1 or args.max_tokens < 1:
+        raise UsageError("--samples, --concurrency, --max-turns and --max-tokens must be at least 1")
+    policy_options = {}
+    if args.api_key_env:
+        if not args.policy.startswith("openai:"):
+            raise UsageError("--api-key-env applies to openai:MODEL@URL policies only")
+        policy_options["api_key_env"] = args.api_key_env
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
-                           step_timeout_s=args.step_timeout, seed=args.seed)
+                           step_timeout_s=args.step_timeout, seed=args.seed,
+                           sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as out:
         def write(trajectory) -> None:
@@ -43,6 +54,7 @@ def run(args) -> int:
             out.flush()
 
         trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=args.policy, samples=args.samples,
-                                 concurrency=args.concurrency, config=config, on_trajectory=write)
+                                 concurrency=args.concurrency, config=config, on_trajectory=write,
+                                 policy_options=policy_options)
     print(json.dumps(summarize(trajectories)))
     return 0

@@ -96,3 +96,36 @@ class ScriptedPolicy:
         if self.reply_fn is not None:
             return PolicyReply(text=self.reply_fn(messages, sampling))
         raise RuntimeError("scripted policy has no reply left")
+
+
+def constant_submission_code(value: float, *, note: str = "") -> str:
+    """Agent code that writes the sample submission with every prediction set to `value` (no pandas: fast steps)."""
+    return (
+        "import csv\n"
+        "rows = list(csv.reader(open('/public/sample_submission.csv')))\n"
+        "with open('/workdir/submission.csv', 'w', newline='') as out:\n"
+        "    writer = csv.writer(out)\n"
+        "    writer.writerow(rows[0])\n"
+        "    for row in rows[1:]:\n"
+        f"        writer.writerow([row[0]] + [{value!r}] * (len(row) - 1))\n"
+        f"print('wrote the constant {value} {note}')\n"
+    )
+
+
+HEADER_ONLY_SUBMISSION = "open('/workdir/submission.csv', 'w').write('id,label\\n')\nprint('wrote a header')\n"
+FAILING_CODE = "raise ValueError('the column is not there')\n"
+NEVER_ENDING_CODE = "while True:\n    pass\n"
+
+
+def reply_with_code(plan: str, code: str) -> str:
+    """An AIDE/AIRA reply: a plan and one python code block."""
+    return f"{plan}\n\n```python\n{code}```"
+
+
+def review_json(*, is_bug: bool, metric: float | None, lower_is_better: bool | None = None, summary: str = "") -> str:
+    import json
+
+    verdict = {"is_bug": is_bug, "metric": metric, "summary": summary}
+    if lower_is_better is not None:
+        verdict["lower_is_better"] = lower_is_better
+    return json.dumps(verdict)

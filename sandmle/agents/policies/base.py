@@ -14,7 +14,9 @@ class SamplingParams:
 
     reply_format names the scaffold's reply grammar ("react", "aide", "aira", "mle_agent", "review_json")
     so that a policy without a model (the baseline) can answer in it; model policies ignore it.
-    The ead_* fields switch on Exploratory Annealed Decoding (arXiv 2510.05251) in policies that support it.
+    The ead_* fields switch on Exploratory Annealed Decoding (arXiv 2510.05251) in policies that support it:
+    the first ead_warmup_tokens (the paper's c) at 1.0, then max(1 + tau_max - e^(t/d), tau_min) with the decay
+    rate d = min(ead_decay + 5 * ead_training_step, 40000). Defaults are the paper's illustration (c=10, 1.2, 0.1).
     """
 
     temperature: float = 1.0
@@ -25,10 +27,11 @@ class SamplingParams:
     logprobs: bool = True
     reply_format: str | None = None
     ead: bool = False
-    ead_tau_max: float = 0.2
+    ead_tau_max: float = 1.2
     ead_tau_min: float = 0.1
-    ead_decay: float = 200.0
-    ead_warmup_tokens: int = 0
+    ead_decay: float = 1000.0
+    ead_warmup_tokens: int = 10
+    ead_training_step: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

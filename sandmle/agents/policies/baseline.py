@@ -6,10 +6,12 @@ import json
 import re
 
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
-from sandmle.agents.policies.baseline_code import PROBE_CODE, solution_code
+from sandmle.agents.policies.baseline_code import MAX_LEVEL, MAX_VARIANT, PROBE_CODE, solution_code
 
 SUCCESS_MARK = "wrote /workdir/submission.csv"
 SOLUTION_MARK = "LEVEL = "
+LEVEL_IN_CODE = re.compile(r"^LEVEL = (\d+)$", re.M)
+VARIANT_IN_CODE = re.compile(r"^VARIANT = (\d+)$", re.M)
 
 
 class BaselinePolicy:
@@ -52,10 +54,10 @@ class BaselinePolicy:
         system = messages[0]["content"] if messages else ""
         if not assistant_turns:
             return "<think>First look at the files, the column types and a few rows.</think>\n<python>\n" + PROBE_CODE + "</python>"
-        if not succeeded and failures < 3:
-            reason = "The last attempt failed; fall back to a simpler pipeline." if failures else "Fit a few model families and keep the best by cross-validation."
-            code = solution_code(level=failures, seed=seed)
-            return f"<think>{reason}</think>\n<python>\n{code}</python>"
+        if not succeeded and failures <= MAX_LEVEL:
+            reason = ("The last attempt failed; fall back to a simpler pipeline." if failures
+                      else "Fit a few model families and keep the best by cross-validation.")
+            return f"<think>{reason}</think>\n<python>\n{solution_code(level=failures, seed=seed)}</python>"
         checked = any(re.search(r"<(validate|score)\s*/>", turn) for turn in assistant_turns)
         for tool in ("score", "validate"):
             if succeeded and not checked and f"<{tool}/>" in system:
@@ -63,16 +65,23 @@ class BaselinePolicy:
         return "<think>The submission is written.</think>\n<answer>submission.csv</answer>"
 
     def _plan_and_code(self, messages: list[dict], seed: int) -> str:
-        prompt = "\n".join(m["content"] for m in messages if m["role"] != "assistant")
-        last = messages[-1]["content"] if messages else ""
-        if "debug" in last.lower() and ("Traceback" in prompt or "Error" in prompt):
-            level = min(2, 1 + prompt.count(SOLUTION_MARK) // 2)
-            plan = "Plan: the previous program failed; rerun with a simpler, more robust pipeline."
+        """AIDE/AIRA operators: a draft is the richest pipeline; improve and crossover raise the model capacity;
+        debug falls back one robustness level from the failed program."""
+        request = messages[-1]["content"] if messages else ""
+        shown = [_number(VARIANT_IN_CODE, code) for code in re.findall(r"```python\n(.*?)```", request, re.S)]
+        if "Debug this solution" in request:
+            level = min(MAX_LEVEL, _number(LEVEL_IN_CODE, request) + 1)
+            variant = _number(VARIANT_IN_CODE, request)
+            plan = "Plan: the previous program failed; rerun it with a simpler, more robust pipeline."
+        elif "Improve this solution" in request or "Combine the strengths" in request:
+            level, variant = 0, min(MAX_VARIANT, max(shown, default=0) + 1)
+            plan = "Plan: keep the preprocessing and give the model families more capacity, then keep the best by cross-validation."
         else:
-            level = 0
-            plan = "Plan: impute missing values, one-hot encode categoricals, TF-IDF text and pixel features for images; compare model families by cross-validation and write the best model's predictions."
-        seed = seed + len(messages)
-        return f"{plan}\n\n```python\n{solution_code(level=level, seed=seed)}```"
+            level, variant = 0, 0
+            plan = ("Plan: impute missing values, normalise categorical spellings and one-hot encode them, TF-IDF for "
+                    "text and pixel features for images; compare model families by cross-validation and write the "
+                    "best model's predictions.")
+        return f"{plan}\n\n```python\n{solution_code(level=level, seed=seed, variant=variant)}```"
 
     def _review(self, messages: list[dict]) -> str:
         output = messages[-1]["content"] if messages else ""
@@ -82,11 +91,14 @@ class BaselinePolicy:
         if best and not is_bug:
             try:
                 value = float(best[-1])
+                # The program prints sklearn's score, negated for errors; the review states the metric itself.
                 metric = abs(value) if value == value and abs(value) != float("inf") else None
             except ValueError:
                 metric = None
+        lower = re.search(r"lower_is_better (True|False)", output)
         summary = "the program failed" if is_bug else "cross-validated pipeline wrote a submission"
-        return json.dumps({"is_bug": is_bug, "metric": metric, "summary": summary})
+        return json.dumps({"is_bug": is_bug, "metric": metric,
+                           "lower_is_better": lower.group(1) == "True" if lower else False, "summary": summary})
 
     def _mle_agent(self, messages: list[dict], seed: int) -> str:
         assistant_turns = [m["content"] for m in messages if m["role"] == "assistant"]
@@ -95,9 +107,14 @@ class BaselinePolicy:
             return json.dumps({"action": "request_info", "info_type": "overview"})
         if len(assistant_turns) == 1:
             return json.dumps({"action": "validate_code", "code": PROBE_CODE})
-        if not succeeded and failures < 3:
+        if not succeeded and failures <= MAX_LEVEL:
             return json.dumps({"action": "execute_code", "code": solution_code(level=failures, seed=seed)})
         return json.dumps({"action": "submit"})
+
+
+def _number(pattern: re.Pattern, text: str) -> int:
+    match = pattern.search(text)
+    return int(match.group(1)) if match else 0
 
 
 def _guess_format(messages: list[dict]) -> str:

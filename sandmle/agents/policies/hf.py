@@ -8,18 +8,36 @@ from pathlib import Path
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
 from sandmle.errors import UsageError
 
+EAD_MAX_DECAY = 40000.0  # the paper caps the step-aware decay rate here
+EAD_DECAY_PER_STEP = 5.0
+
 
 def ead_temperature(token_index: int, *, tau_max: float, tau_min: float, decay: float, warmup_tokens: int) -> float:
-    """Exploratory Annealed Decoding: 1.0 for the first tokens, then max(1 + tau_max - e^(t/d), tau_min)."""
+    """Exploratory Annealed Decoding (arXiv 2510.05251): 1.0 for the first `warmup_tokens` (c) tokens, then
+    max(1 + tau_max - e^(t/d), tau_min): hot at the start of a reply, where the direction is chosen, cool after."""
     if token_index < warmup_tokens:
         return 1.0
     return max(1.0 + tau_max - math.exp(token_index / decay), tau_min)
 
 
+def ead_decay(initial_decay: float, training_step: int) -> float:
+    """The paper's step-aware decay rate d_s = min(d_0 + 5 s, 40000): replies grow during RL, so cooling slows."""
+    return min(initial_decay + EAD_DECAY_PER_STEP * max(training_step, 0), EAD_MAX_DECAY)
+
+
+def sampling_temperature(token_index: int, sampling: SamplingParams) -> float:
+    """The temperature the `token_index`-th token of a reply is sampled at under these settings."""
+    if not sampling.ead:
+        return sampling.temperature
+    return ead_temperature(token_index, tau_max=sampling.ead_tau_max, tau_min=sampling.ead_tau_min,
+                           decay=ead_decay(sampling.ead_decay, sampling.ead_training_step),
+                           warmup_tokens=sampling.ead_warmup_tokens)
+
+
 class HFPolicy:
     """Loads AutoModelForCausalLM/AutoTokenizer from a directory and samples token by token."""
 
-    def __init__(self, *, checkpoint: str | Path, device: str | None = None, training_step: int = 0) -> None:
+    def __init__(self, *, checkpoint: str | Path, device: str | None = None) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -34,57 +52,62 @@ class HFPolicy:
             raise UsageError(f"tokenizer in {path} has no chat_template")
         self.model = AutoModelForCausalLM.from_pretrained(str(path)).to(self.device)
         self.model.eval()
-        # The EAD paper grows d with the training step so later policies explore for longer.
-        self.training_step = training_step
         # Recent (conversation, token ids) pairs: a prompt that extends one of them reuses its ids exactly.
         self._history: list[tuple[list[dict], list[int]]] = []
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer.encode(text, add_special_tokens=False))
+        return len(self._encode(text))
+
+    def _encode(self, text: str) -> list[int]:
+        return [int(token) for token in self.tokenizer.encode(text, add_special_tokens=False)]
 
     def prompt_ids(self, messages: list[dict]) -> list[int]:
         """The prompt's token ids; a continuation of an earlier reply keeps that reply's sampled ids untouched.
 
         Re-rendering the whole conversation would re-tokenise the model's own text, which can give other ids than
-        those sampled (the loss mask would then train on tokens the model never produced). The join between a
-        reply and the next messages follows ChatML (Qwen's format): end-of-turn token, a newline, the new turns.
+        those sampled (the loss mask would then train on tokens the model never produced). Only the markup that
+        closes the reply and the new messages are tokenised.
         """
         plain = [{"role": m["role"], "content": m["content"]} for m in messages]
         for earlier, ids in reversed(self._history):
             if len(plain) > len(earlier) and plain[: len(earlier)] == earlier:
-                closing = [] if ids and ids[-1] in self._eos_ids() else [self.tokenizer.eos_token_id]
-                closing += self.tokenizer.encode("\n", add_special_tokens=False)
-                return ids + closing + self._render(plain[len(earlier):])
+                return ids + self._continuation(earlier, plain, ids)
         return self._render(plain)
 
+    def _continuation(self, earlier: list[dict], conversation: list[dict], reply_ids: list[int]) -> list[int]:
+        """The ids after a sampled reply: the template's end of that turn, the new messages, the generation prompt."""
+        reply = earlier[-1]["content"]
+        opened = self._render_text(earlier[:-1], generation_prompt=True)
+        closed = self._render_text(earlier, generation_prompt=False)
+        if closed.startswith(opened + reply):
+            closing = self._encode(closed[len(opened + reply):])
+        else:  # a template that rewrites replies: close the turn the ChatML way
+            closing = [self.tokenizer.eos_token_id] + self._encode("\n")
+        if reply_ids and closing and reply_ids[-1] in self._eos_ids() and closing[0] == reply_ids[-1]:
+            closing = closing[1:]  # the model sampled the end-of-turn token itself
+        full = self._render_text(conversation, generation_prompt=True)
+        if full.startswith(closed):
+            return closing + self._encode(full[len(closed):])
+        # Some templates render earlier replies differently (Qwen3 drops their thinking): render the new turns alone.
+        return closing + self._render(conversation[len(earlier):])
+
+    def _render_text(self, messages: list[dict], *, generation_prompt: bool) -> str:
+        return self.tokenizer.apply_chat_template(messages, add_generation_prompt=generation_prompt, tokenize=False)
+
     def _render(self, messages: list[dict]) -> list[int]:
-        encoded = self.tokenizer.apply_chat_template(
-            messages,
-            add_generation_prompt=True,
-            tokenize=True,
-        )
+        encoded = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
         if hasattr(encoded, "keys") and "input_ids" in encoded:
             encoded = encoded["input_ids"]
         if encoded and isinstance(encoded[0], list):
             encoded = encoded[0]
         return [int(token) for token in encoded]
 
-    def _temperature(self, token_index: int, sampling: SamplingParams) -> float:
-        if not sampling.ead:
-            return sampling.temperature
-        return ead_temperature(
-            token_index,
-            tau_max=sampling.ead_tau_max,
-            tau_min=sampling.ead_tau_min,
-            decay=sampling.ead_decay * (1.0 + self.training_step / 100.0),
-            warmup_tokens=sampling.ead_warmup_tokens,
-        )
-
     def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply:
         torch = self.torch
         prompt = self.prompt_ids(messages)
         generator = torch.Generator(device="cpu")
-        generator.manual_seed(sampling.seed if sampling.seed is not None else 0)
+        # Deterministic in the sample's seed, yet each turn of an episode draws fresh randomness.
+        generator.manual_seed((sampling.seed or 0) * 1_000_003 + len(prompt))
         eos_ids = self._eos_ids()
         completion: list[int] = []
         logprobs: list[float] = []
@@ -96,7 +119,7 @@ class HFPolicy:
                 output = self.model(input_ids=next_input, past_key_values=past, use_cache=True)
                 past = output.past_key_values
                 logits = output.logits[0, -1].float().cpu()
-                token, logprob = self._sample(logits, self._temperature(index, sampling), sampling.top_p, generator)
+                token, logprob = self._sample(logits, sampling_temperature(index, sampling), sampling.top_p, generator)
                 completion.append(token)
                 logprobs.append(logprob)
                 if token in eos_ids:

@@ -87,4 +87,5 @@ def finish_with_best(context: EpisodeContext, nodes: list[Node], lower_is_better
 
 def tree_row(node: Node) -> dict:
     return {"id": node.node_id, "operator": node.operator, "parent": node.parent, "is_bug": node.is_bug,
-            "metric": node.metric, "summary": node.summary, "debug_depth": node.debug_depth}
+            "metric": node.metric, "summary": node.summary, "debug_depth": node.debug_depth,
+            "review_flipped": node.review_flipped}

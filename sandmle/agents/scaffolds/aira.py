@@ -8,6 +8,9 @@ import random
 from sandmle.agents.scaffolds.aide import finish_with_best, tree_row
 from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
 from sandmle.agents.scaffolds.tree import Node, execute_node, node_quality, review, task_lower_is_better
+from sandmle.errors import UsageError
+
+SEARCH_POLICIES = ("greedy", "mcts")
 
 SYSTEM = (
     "You are an AI research agent. REPLY FORMAT: aira\n"
@@ -46,43 +49,52 @@ def operator_prompt(context: EpisodeContext, operator: str, parents: list[Node],
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{task}\n\n{memory}\n\n{instruction}"}]
 
 
-def greedy_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth):
+def greedy_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, debug_prob=0.5, crossover_prob=0.2):
+    """AIDE's greedy policy plus crossover: draft up to num_drafts, debug a buggy leaf with debug_prob, else
+    cross the two best good nodes with crossover_prob, else improve the best."""
     if sum(n.operator == "draft" for n in nodes) < num_drafts:
         return "draft", []
     good = sorted((n for n in nodes if not n.is_bug), key=lambda n: node_quality(n, lower_is_better), reverse=True)
     buggy = [n for n in nodes if n.is_bug and not n.children and n.debug_depth < max_debug_depth]
-    if len(good) >= 2 and rng.random() < 0.2:
+    if buggy and (not good or rng.random() < debug_prob):
+        return "debug", [rng.choice(buggy)]
+    if len(good) >= 2 and rng.random() < crossover_prob:
         return "crossover", good[:2]
     if good:
         return "improve", good[:1]
-    if buggy:
-        return "debug", [rng.choice(buggy)]
     return "draft", []
 
 
-def uct_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, exploration=1.414):
-    """Selects a node by UCT over the tree's roots and children; buggy nodes are debugged, good ones improved."""
-    if sum(n.operator == "draft" for n in nodes) < num_drafts:
+def uct_score(node: Node, parent_visits: int, exploration: float) -> float:
+    """UCT: mean value plus an exploration bonus that shrinks as the node is visited; unvisited nodes first."""
+    if node.visits == 0:
+        return float("inf")
+    return node.value / node.visits + exploration * math.sqrt(math.log(max(parent_visits, 1)) / node.visits)
+
+
+def uct_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, debug_prob=0.5, crossover_prob=0.2,
+               exploration=1.414, expand_prob=0.5):
+    """Selects a node by UCT from the drafts down; buggy nodes are debugged, good ones improved or crossed.
+
+    Every node can be expanded (improved or debugged), so the descent stops at a node with `expand_prob`
+    or at a leaf, instead of only at leaves as in game-tree MCTS.
+    """
+    if sum(n.operator == "draft" for n in nodes) < num_drafts or not nodes:
         return "draft", []
     by_id = {n.node_id: n for n in nodes}
-    total = sum(n.visits for n in nodes) + 1
     frontier = [n for n in nodes if n.parent is None]
-    chosen = None
-    while frontier:
-        def uct(node: Node) -> float:
-            if node.visits == 0:
-                return float("inf")
-            return node.value / node.visits + exploration * math.sqrt(math.log(total) / node.visits)
-        chosen = max(frontier, key=lambda n: (uct(n), -n.node_id))
+    parent_visits = sum(n.visits for n in frontier)
+    while True:
+        chosen = max(frontier, key=lambda n: (uct_score(n, parent_visits, exploration), -n.node_id))
         children = [by_id[c] for c in chosen.children]
-        if not children or rng.random() < 0.5:
+        if not children or rng.random() < expand_prob:
             break
-        frontier = children
+        frontier, parent_visits = children, chosen.visits
     if chosen.is_bug:
         return ("debug", [chosen]) if chosen.debug_depth < max_debug_depth else ("draft", [])
     good = sorted((n for n in nodes if not n.is_bug and n.node_id != chosen.node_id),
                   key=lambda n: node_quality(n, lower_is_better), reverse=True)
-    if good and rng.random() < 0.2:
+    if good and rng.random() < crossover_prob:
         return "crossover", [chosen, good[0]]
     return "improve", [chosen]
 
@@ -118,8 +130,12 @@ def format_check(context: EpisodeContext, node: Node) -> None:
 def run(context: EpisodeContext) -> str:
     options = context.options
     search = options.get("search", "greedy")
+    if search not in SEARCH_POLICIES:
+        raise UsageError(f"AIRA search {search!r}: expected one of {', '.join(SEARCH_POLICIES)}")
     num_drafts = int(options.get("num_drafts", 3))
     max_debug_depth = int(options.get("max_debug_depth", 3))
+    debug_prob = float(options.get("debug_prob", 0.5))
+    crossover_prob = float(options.get("crossover_prob", 0.2))
     steps = int(options.get("steps", context.max_turns))
     rng = random.Random(context.sampling.seed or 0)
     lower_is_better = task_lower_is_better(context)
@@ -128,7 +144,7 @@ def run(context: EpisodeContext) -> str:
     termination = "max_turns"
     for _ in range(steps):
         operator, parents = choose(nodes, rng, num_drafts=num_drafts, lower_is_better=lower_is_better,
-                                   max_debug_depth=max_debug_depth)
+                                   max_debug_depth=max_debug_depth, debug_prob=debug_prob, crossover_prob=crossover_prob)
         node = Node(node_id=len(nodes), operator=operator, parent=parents[0].node_id if parents else None,
                     debug_depth=parents[0].debug_depth + 1 if operator == "debug" else 0)
         memory = scoped_memory(nodes, operator, parents)

@@ -7,6 +7,7 @@ import json
 from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
 
 ACTIONS = ("request_info", "validate_code", "execute_code", "submit")
+INFO_TYPES = ("overview", "files", "sample_submission", "output_path")
 
 
 def system_prompt(feedback: str) -> str:
@@ -14,7 +15,7 @@ def system_prompt(feedback: str) -> str:
         "You are an MLE agent in an interactive environment.\n"
         "REPLY FORMAT: mle_agent\n"
         "Reply with one JSON object and nothing else, one of:\n"
-        '{"action": "request_info", "info_type": "overview" | "files"}\n'
+        '{"action": "request_info", "info_type": "overview" | "files" | "sample_submission" | "output_path"}\n'
         '{"action": "validate_code", "code": "..."}  runs code to check it works (output only)\n'
         '{"action": "execute_code", "code": "..."}   runs code that writes /workdir/submission.csv'
         + (" and reports the submission's " + ("public score" if feedback == "score" else "validity") if feedback != "none" else "")
@@ -37,6 +38,20 @@ def parse_action(text: str) -> tuple[dict | None, str]:
     return action, ""
 
 
+def request_info(context: EpisodeContext, info_type: object) -> tuple[str, bool]:
+    """The information asked for, and whether the info type was one of those offered."""
+    if info_type == "overview":
+        return f"{context.description}\n\nFiles:\n{context.file_listing}", True
+    if info_type == "files":
+        return context.file_listing, True
+    if info_type == "sample_submission":
+        with (context.task_dir / "public" / "sample_submission.csv").open() as sample:
+            return "".join(line for _, line in zip(range(6), sample)), True
+    if info_type == "output_path":
+        return "Write the submission to /workdir/submission.csv.", True
+    return f"Unknown info_type {info_type!r}: expected {', '.join(INFO_TYPES)}.", False
+
+
 def run(context: EpisodeContext) -> str:
     messages = [
         {"role": "system", "content": system_prompt(context.feedback)},
@@ -56,8 +71,9 @@ def run(context: EpisodeContext) -> str:
             context.tool_note("submit", "submission.csv")
             return "answered"
         elif action["action"] == "request_info":
-            info = context.file_listing if action.get("info_type") == "files" else f"{context.description}\n\nFiles:\n{context.file_listing}"
-            observation = context.tool_note("request_info", info).observation
+            info, known = request_info(context, action.get("info_type", "overview"))
+            turn.well_formed = known
+            observation = context.tool_note("request_info", info, well_formed=known).observation
         else:
             turn.code = action["code"]
             step_turn = context.run_code(action["code"], kind=action["action"])

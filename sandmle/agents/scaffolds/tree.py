@@ -25,6 +25,7 @@ class Node:
     is_bug: bool = True
     metric: float | None = None
     summary: str = ""
+    review_flipped: bool = False  # the review claimed the other metric direction (ignored: the task fixes it)
     debug_depth: int = 0
     submission: Path | None = None
     children: list[int] = field(default_factory=list)
@@ -42,10 +43,16 @@ def extract_plan_and_code(text: str) -> tuple[str, str | None, bool]:
 
 
 def review(context: EpisodeContext, node: Node, *, lower_is_better: bool) -> None:
-    """A second policy call returns JSON {is_bug, metric, summary}; the metric's direction comes from the task."""
+    """A second policy call returns JSON {is_bug, metric, lower_is_better, summary}.
+
+    The metric's direction comes from the task, never from the review: AIDE trusts the model's
+    `lower_is_better`, and one flipped answer then makes it keep the worst node.
+    """
+    if node.code == "":
+        return  # no program ran: the node stays a bug and there is nothing to review
     messages = [
         {"role": "system", "content": "You review the output of a machine learning program.\nREPLY FORMAT: review_json\n"
-         'Reply with JSON only: {"is_bug": bool, "metric": number or null, "summary": str}.'},
+         'Reply with JSON only: {"is_bug": bool, "metric": number or null, "lower_is_better": bool, "summary": str}.'},
         {"role": "user", "content": f"Program:\n```python\n{node.code}\n```\nOutput:\n{node.output}"},
     ]
     reply, turn = context.ask(messages, reply_format="review_json", kind="review")
@@ -55,9 +62,13 @@ def review(context: EpisodeContext, node: Node, *, lower_is_better: bool) -> Non
         metric = verdict.get("metric")
         node.metric = float(metric) if metric is not None else None
         node.summary = str(verdict.get("summary", ""))
+        claimed = verdict.get("lower_is_better")
+        node.review_flipped = isinstance(claimed, bool) and claimed != lower_is_better
     except (ValueError, TypeError, AttributeError):
         turn.well_formed = False
         node.is_bug, node.metric, node.summary = True, None, "review was not valid JSON"
+    if node.metric is not None and node.metric != node.metric:
+        node.metric = None  # NaN compares false with everything and would break the ranking
     if not (node.submission and node.submission.exists()):
         # Without a submission file a node is a bug whatever the review says.
         node.is_bug = True
