@@ -51,7 +51,7 @@ def column_encoder(kind: str):
         return make_pipeline(FunctionTransformer(_identifier_numbers), SimpleImputer(strategy="median"))
     if kind == "text":  # a bag of words and word pairs, as a first text entry would use
         return make_pipeline(FunctionTransformer(_joined_text),
-                             TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=3000, sublinear_tf=True))
+                             TfidfVectorizer(ngram_range=(1, 2), min_df=2, max_features=1000, sublinear_tf=True))
     return None  # image paths: the reference models read an image task's pixel columns instead
 
 

@@ -7,6 +7,8 @@ import pandas as pd
 
 from sandmle.dna import QUANTILES
 from sandmle.synth.columns import level_names
+from sandmle.synth.images import sample_images
+from sandmle.synth.texts import sample_text_column
 
 
 def _inverse_cdf(quantiles: list[float], u: np.ndarray) -> np.ndarray:
@@ -16,20 +18,16 @@ def _inverse_cdf(quantiles: list[float], u: np.ndarray) -> np.ndarray:
     return np.interp(u, grid, np.concatenate([[low], q, [high]]))
 
 
-def sample_features(dna, choice, *, n_rows: int, rng: np.random.Generator) -> pd.DataFrame:
-    """Clean features: numeric by the DNA quantiles (integer/bounded kept), categorical by the DNA shares, pixels as grids."""
+def sample_features(dna, choice, *, n_rows: int, rng: np.random.Generator, family: str | None = None) -> pd.DataFrame:
+    """Clean features: numeric by the DNA quantiles (integer/bounded kept), categorical by the DNA shares, pixels as
+    grids planting the pattern of the image rule `family`, text as notes in the domain's vocabulary (what was planted
+    is recorded in the frame's attrs for rule design)."""
     if dna.modality == "image":
         side = dna.image_shape[0] if dna.image_shape else 8
         top = max(dna.features[0].quantiles[-1], 1.0) if dna.features and dna.features[0].quantiles else 16.0
-        base = rng.uniform(0, 0.35, size=(n_rows, 1, 1)) * top
-        images = base + rng.normal(0, 0.08 * top, size=(n_rows, side, side))
-        half = side // 2
-        for row in range(n_rows):  # one or two bright quadrants per picture
-            for _ in range(int(rng.integers(1, 3))):
-                r, c = int(rng.integers(2)) * half, int(rng.integers(2)) * half
-                images[row, r:r + half, c:c + half] += rng.uniform(0.3, 0.65) * top
-        pixels = np.clip(np.round(images), 0, top).reshape(n_rows, -1)
+        pixels = sample_images(side=side, top=top, n_rows=n_rows, rng=rng, pattern=family)
         return pd.DataFrame(pixels, columns=[f"px_{i}" for i in range(pixels.shape[1])])
+    planted = {}
     columns = {}
     for feature, named in zip([f for f in dna.features if f.kind != "pixel"], choice.features):
         if feature.kind == "numeric" and feature.quantiles:
@@ -43,7 +41,12 @@ def sample_features(dna, choice, *, n_rows: int, rng: np.random.Generator) -> pd
             shares = np.asarray(feature.category_shares or [1.0])
             levels = np.asarray(named.get("levels") or level_names(len(shares)), dtype=object)
             columns[named["name"]] = levels[rng.choice(len(shares), size=n_rows, p=shares / shares.sum())]
-        else:  # text columns of a seed become a numeric stand-in until text rules exist
-            columns[named["name"]] = rng.normal(size=n_rows)
-    return pd.DataFrame(columns)
+        else:
+            columns[named["name"]], notes = sample_text_column(choice, named["name"], n_rows=n_rows,
+                                                               mean_length=feature.mean_length, rng=rng)
+            for key, value in notes.items():
+                planted.setdefault(key, {}).update(value)
+    frame = pd.DataFrame(columns)
+    frame.attrs.update(planted)
+    return frame
 

@@ -45,16 +45,32 @@ def bar_images(rng: np.random.Generator, n_rows: int, side: int, top: float) -> 
     return images
 
 
+BLOB_SHAPES = ((2, 2), (2, 2), (1, 2), (2, 1), (2, 3), (3, 2), (1, 3), (3, 1))
+
+
+def _place_boxes(rng: np.random.Generator, side: int, count: int, tries: int = 60) -> list[tuple[int, int, int, int]]:
+    """Up to `count` boxes (row, col, height, width) anywhere on the grid, each a dark pixel away from the others."""
+    boxes = []
+    for _ in range(tries):
+        if len(boxes) == count:
+            break
+        height, width = BLOB_SHAPES[int(rng.integers(len(BLOB_SHAPES)))]
+        r, c = int(rng.integers(0, side - height + 1)), int(rng.integers(0, side - width + 1))
+        if all(r > r2 + h2 or r2 > r + height or c > c2 + w2 or c2 > c + width for r2, c2, h2, w2 in boxes):
+            boxes.append((r, c, height, width))
+    return boxes
+
+
 def blob_images(rng: np.random.Generator, n_rows: int, side: int, top: float, *, max_blobs: int = 4) -> np.ndarray:
-    """One to `max_blobs` separate bright 2x2 blobs on a lattice, so that they never touch, over a dim background."""
-    images = _background(rng, n_rows, side, top, base=0.18, noise=0.05)
-    anchors = [(r, c) for r in range(0, side - 1, 3) for c in range(0, side - 1, 3)]  # 2x2 blobs, one dark pixel apart
-    most = min(max_blobs, len(anchors))
+    """One to `max_blobs` separate bright blobs of varied shapes anywhere on the grid, and up to two faint ones that
+    stay below half brightness, over a dim background."""
+    images = _background(rng, n_rows, side, top, base=0.15, noise=0.05)
     for row in range(n_rows):
-        count = int(rng.integers(1, most + 1))
-        for index in rng.choice(len(anchors), size=count, replace=False):
-            r, c = anchors[int(index)]
-            images[row, r:r + 2, c:c + 2] += rng.uniform(0.6, 0.85) * top
+        bright = int(rng.integers(1, max_blobs + 1))
+        boxes = _place_boxes(rng, side, bright + int(rng.integers(0, 3)))
+        for index, (r, c, height, width) in enumerate(boxes):
+            level = rng.uniform(0.6, 0.85) if index < bright else rng.uniform(0.12, 0.25)
+            images[row, r:r + height, c:c + width] += level * top
     return images
 
 

@@ -72,6 +72,8 @@ class SynthesisResult:
 def _families(dna: TaskDNA) -> tuple[str, ...]:
     if dna.modality == "image":
         return rules.IMAGE_FAMILIES
+    if dna.modality == "text":
+        return rules.TEXT_REGRESSION_FAMILIES if dna.task_type == "regression" else rules.TEXT_FAMILIES
     return rules.REGRESSION_FAMILIES if dna.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
 
 
@@ -80,7 +82,7 @@ def _materialize(spec: TaskSpec, log: list | None = None):
     dna = TaskDNA.from_dict(spec.dna)
     choice = DomainChoice(**spec.domain)
     rng = np.random.default_rng([spec.rng_seed, 1])
-    clean = sample_features(dna, choice, n_rows=spec.n_train + spec.n_test, rng=rng)
+    clean = sample_features(dna, choice, n_rows=spec.n_train + spec.n_test, rng=rng, family=spec.rule["family"])
     clean_labels = rules.apply_rule(spec.rule, clean)
     noisy = noise.inject_noise(clean, clean_labels, recipe=spec.noise, task_type=dna.task_type,
                                n_classes=max(len(choice.label_names), 2), n_train=spec.n_train,
@@ -233,6 +235,8 @@ def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: i
     if not usable:
         raise ValueError(f"no rule family among {', '.join(candidates)} fits this seed's features")
     family = usable[int(rng.integers(len(usable)))]
+    if dna.modality == "image":  # pictures plant the pattern of the chosen family, so it is designed on its own
+        preview = sample_features(dna, choice, n_rows=400, rng=np.random.default_rng([rng_seed, 9]), family=family)
     n_train = n_train or int(rng.integers(50, 201))
     if rule_stage is None:
         rule = rules.design_rule(family, preview, n_classes=max(len(choice.label_names), 2), rng=rng)

@@ -125,16 +125,16 @@ VOCABULARIES = {v.sector: v for v in [
                 "the aircraft,the cockpit,the engine cowl,the cabin,the wheel well,the avionics bay",
                 "burning smell,fluid stain,warning light,loose panel,bird strike,tyre wear,hard landing,static noise,"
                 "stuck latch,cracked lens,chafed wire,frozen screen",
-                concern="intermittent inoperative leaking worn chafed corroded sticking noisy",
-                normal="serviceable secure normal tested released clean operational checked",
+                concern="intermittent inoperative leaking worn frayed corroded sticking noisy",
+                normal="serviceable secure normal verified released airworthy operational intact",
                 timing="delayed deferred overnight urgent scheduled grounded rushed routine"),
     _vocabulary("public_services", "request_text caseworker_note", "the caller",
                 "the street,the bin,the park,the lamp post,the pavement,the bus stop",
                 "overflowing bin,broken streetlight,fly tipping,blocked drain,loud music,graffiti tag,"
                 "dog fouling,cracked pavement,abandoned trolley,dead animal,fallen branch,leaking hydrant",
-                nuisance="filthy smelly dangerous noisy unsafe blocked broken littered",
+                nuisance="filthy smelly dangerous noisy unsafe hazardous grimy littered",
                 calm="tidy safe quiet repaired clear cleaned lit fixed",
-                urgency="urgent repeated ongoing daily nightly weekly immediate persistent"),
+                urgency="urgent repeated ongoing daily nightly recurring immediate persistent"),
     _vocabulary("education", "student_comment survey_response", "the student",
                 "the module,the lecture,the seminar,the lab,the course page,the reading list",
                 "group work,guest speaker,practice quiz,live coding,weekly reading,lab report,past papers,"
@@ -148,7 +148,7 @@ VOCABULARIES = {v.sector: v for v in [
                 "night pain,return run,taping applied,cross training,strength block",
                 pain="painful stiff swollen tender aching sore inflamed tight",
                 progress="stronger mobile stable loose pain-free improving fluent balanced",
-                load="light moderate heavy intense reduced progressive full partial"),
+                load="light moderate heavy intense reduced progressive maximal partial"),
     _vocabulary("real_estate", "listing_text agent_remark", "the agent",
                 "the flat,the garden,the kitchen,the roof,the hallway,the neighbourhood",
                 "new boiler,mould patch,south aspect,period features,busy road,quiet street,worn carpets,"

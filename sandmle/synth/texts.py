@@ -19,9 +19,9 @@ TOKEN = re.compile(r"[a-z0-9']+")
 STATES = ("was checked", "was logged", "was reviewed", "was photographed", "was measured", "was inspected",
           "was recorded", "was discussed")
 TIMES = ("this morning", "after the shift", "on site", "before noon", "during the visit", "yesterday", "on arrival",
-         "at the weekly review", "by the evening team", "once more")
+         "at the team meeting", "by the evening team", "once more")
 SHORT_FILLERS = ("Logged again.", "Noted.", "Photos attached.", "See log.", "Usual procedure applies.")
-NEGATION_SHARE = 0.25
+NEGATION_SHARE = 0.3
 # What the generator planted, recorded in the generated frame's attrs for rule design (sandmle.synth.rules.text).
 PHRASE_GROUPS_ATTR = "text_phrase_groups"  # {column: [[phrases of class 0], [phrases of class 1], ...]}
 CUES_ATTR = "text_cues"  # {column: [phrases]}: planted phrases not tied to any class
@@ -48,21 +48,26 @@ def lexicon_count(tokens: list[str], terms) -> int:
     return count + sum(phrase_count(tokens, term) for term in terms if " " in term)
 
 
+def _pick(options, rng: np.random.Generator):
+    # Indexing by one integer draw: rng.choice would turn the options into an array on every call.
+    return options[int(rng.integers(len(options)))]
+
+
 def _cue_sentence(vocabulary: Vocabulary, cue: str, rng: np.random.Generator) -> str:
-    subject, time = rng.choice(vocabulary.subjects), rng.choice(TIMES)
+    subject, time = _pick(vocabulary.subjects, rng), _pick(TIMES, rng)
     if vocabulary.clause_cues:  # a domain's phrases read as sentences of their own
-        negated = rng.random() < NEGATION_SHARE / 2 and tokenize(cue)[0] not in NEGATIONS
-        return f"not {cue}." if negated else str(rng.choice((f"{cue}.", f"{cue}, {time}.", f"also {cue}.")))
+        negated = rng.random() < NEGATION_SHARE and tokenize(cue)[0] not in NEGATIONS
+        return f"not {cue}." if negated else _pick((f"{cue}.", f"{cue}, {time}.", f"also {cue}."), rng)
     if rng.random() < NEGATION_SHARE:
         templates = (f"no {cue} was seen {time}.", f"{subject} was inspected without {cue}.")
     else:
         templates = (f"{vocabulary.writer} noted {cue} near {subject}.", f"{subject} showed {cue} {time}.",
                      f"there was {cue} {time}.", f"reported {cue} at {subject}.")
-    return str(rng.choice(templates))
+    return _pick(templates, rng)
 
 
 def _lexicon_sentence(vocabulary: Vocabulary, words: list[str], rng: np.random.Generator) -> str:
-    subject = rng.choice(vocabulary.subjects)
+    subject = _pick(vocabulary.subjects, rng)
     if len(words) == 1:
         return f"{subject} looked {words[0]}."
     return f"{subject} seemed {', '.join(words[:-1])} and {words[-1]}."
@@ -70,28 +75,35 @@ def _lexicon_sentence(vocabulary: Vocabulary, words: list[str], rng: np.random.G
 
 def _filler_sentence(vocabulary: Vocabulary, rng: np.random.Generator) -> str:
     if vocabulary.fillers and rng.random() < 0.4:
-        return f"{rng.choice(vocabulary.fillers)}."
-    return f"{rng.choice(vocabulary.subjects)} {rng.choice(STATES)} {rng.choice(TIMES)}."
+        return f"{_pick(vocabulary.fillers, rng)}."
+    return f"{_pick(vocabulary.subjects, rng)} {_pick(STATES, rng)} {_pick(TIMES, rng)}."
 
 
 def _note(vocabulary: Vocabulary, length: int, rng: np.random.Generator) -> str:
-    content = [_cue_sentence(vocabulary, str(rng.choice(vocabulary.cues)), rng)
-               for _ in range(int(rng.poisson(np.clip(length / 14, 0.6, 3.0))))]
+    cues = [_cue_sentence(vocabulary, _pick(vocabulary.cues, rng), rng)
+            for _ in range(int(rng.poisson(np.clip(length / 7, 1.0, 5.0))))]
+    described = []
     for lexicon in vocabulary.lexicons.values():
         count = int(rng.poisson(rng.gamma(1.0) * length / 14))
-        picked = [str(word) for word in rng.choice(lexicon, size=count)]
-        content += [_lexicon_sentence(vocabulary, picked[i:i + 3], rng) for i in range(0, count, 3)]
+        groups: list[list[str]] = []  # up to three words a sentence, never one word twice in a sentence
+        for word in (str(word) for word in rng.choice(lexicon, size=count)):
+            group = next((g for g in groups if len(g) < 3 and word not in g), None)
+            if group is None:
+                groups.append(group := [])
+            group.append(word)
+        described += [_lexicon_sentence(vocabulary, group, rng) for group in groups]
     sentences, words = [], 0
-    for index in rng.permutation(len(content)):  # what does not fit the drawn length is left out
-        size = len(content[index].split())
+    # Key phrases first, then lexicon words, in the order drawn; what does not fit the drawn length is left out.
+    for sentence in cues + [described[i] for i in rng.permutation(len(described))]:
+        size = len(sentence.split())
         if not sentences or words + size <= length + 1:
-            sentences.append(content[index])
+            sentences.append(sentence)
             words += size
     while words < length - 3 or not sentences:
         sentences.append(_filler_sentence(vocabulary, rng))
         words += len(sentences[-1].split())
     if words < length - 1:
-        sentences.append(str(rng.choice(SHORT_FILLERS)))
+        sentences.append(_pick(SHORT_FILLERS, rng))
     order = rng.permutation(len(sentences))
     return " ".join(sentences[i][0].upper() + sentences[i][1:] for i in order)
 

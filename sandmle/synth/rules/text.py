@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from sandmle.synth.columns import columns_of_kind
-from sandmle.synth.rules.base import MIN_SHARE_RATIO, RuleDesignError, RuleFamily, class_shares, number
+from sandmle.synth.rules.base import RuleDesignError, RuleFamily, number
 from sandmle.synth.rules.counts import balanced_cuts, band_labels, describe_bands
 from sandmle.synth.text_corpus import NEGATIONS, all_vocabularies
 from sandmle.synth.texts import CUES_ATTR, LEXICONS_ATTR, PHRASE_GROUPS_ATTR, lexicon_count, phrase_count, tokenize
@@ -26,10 +26,6 @@ def _text_column(features: pd.DataFrame, rng: np.random.Generator) -> str:
     if not columns:
         raise RuleDesignError("needs a text column; found none")
     return str(columns[int(rng.integers(len(columns)))])
-
-
-def _balanced(labels: np.ndarray, n_classes: int) -> bool:
-    return bool(class_shares(labels, n_classes).min() >= MIN_SHARE_RATIO / n_classes)
 
 
 # --- key phrases -------------------------------------------------------------------------------------------------
@@ -66,35 +62,29 @@ def _candidate_phrases(features: pd.DataFrame, column: str) -> tuple[list[list[s
 
 
 def _deal_phrases(groups: list[list[str]], pool: list[str], n_classes: int, rng: np.random.Generator) -> list[list[str]]:
-    if groups:  # keep one to three phrases of each class's group; the first class may be just "none of them"
-        phrases = [sorted(rng.choice(g, size=min(len(g), int(rng.integers(1, 4))), replace=False).tolist()) if g else []
-                   for g in groups[:n_classes]]
-        return [[]] + phrases[1:] if rng.random() < 0.5 else phrases
+    """Phrases for every class: most of each class's own group, or a few from the pool. Every class has some, so
+    notes that mention several classes' phrases are decided by their order, which a bag of words cannot see."""
+    if groups:
+        return [sorted(rng.choice(g, size=int(rng.integers((len(g) + 1) // 2, len(g) + 1)), replace=False).tolist())
+                if g else [] for g in groups[:n_classes]]
     shuffled = [str(p) for p in rng.permutation(pool)]
-    phrases = [[]]
-    for _ in range(n_classes - 1):
-        size = int(rng.integers(2, 5) if n_classes == 2 else rng.integers(1, 4))  # one class against "none": wider
-        phrases.append(sorted(shuffled[:size]))
-        shuffled = shuffled[size:]
-    return phrases
+    size = max(1, min(3, len(shuffled) // n_classes))
+    return [sorted(shuffled[k * size:(k + 1) * size]) for k in range(n_classes)]
 
 
 def design_key_phrases(features: pd.DataFrame, n_classes: int, rng: np.random.Generator) -> dict:
+    """Deal key phrases to the classes; the registry redraws the design until every class holds a fair share."""
     column = _text_column(features, rng)
     groups, pool = _candidate_phrases(features, column)
-    usable = len([g for g in groups if g]) + (len(pool) // 2)
-    if usable < 1 or (groups and len(groups) < 2):
+    available = len([g for g in groups if g]) if groups else len(pool)
+    if available < 2:
         raise RuleDesignError(f"text column {column!r} holds too few key phrases for a phrase rule")
-    n_classes = max(2, min(n_classes, len(groups) if groups else len(pool) // 2 + 1, 5))
-    for _ in range(DESIGN_TRIES):
-        phrases = _deal_phrases(groups, pool, n_classes, rng)
-        if not all(phrases[1:]):
-            continue
-        labels = _first_phrase_labels(features[column], phrases, default=0)
-        if _balanced(labels, n_classes):
-            return {"family": "key_phrases", "features": [column], "column": column, "phrases": phrases,
-                    "default": 0, "n_classes": n_classes}
-    raise RuleDesignError(f"no balanced phrase rule over {column!r} in {DESIGN_TRIES} tries")
+    n_classes = max(2, min(n_classes, len(groups) if groups else len(pool), 5))
+    phrases = _deal_phrases(groups, pool, n_classes, rng)
+    if not all(phrases[1:]):  # a class without a phrase of its own (but the default) would never be given
+        phrases = _deal_phrases([], sorted({p for g in groups for p in g}) or pool, n_classes, rng)
+    return {"family": "key_phrases", "features": [column], "column": column, "phrases": phrases, "default": 0,
+            "n_classes": n_classes}
 
 
 def apply_key_phrases(rule: dict, features: pd.DataFrame) -> np.ndarray:
