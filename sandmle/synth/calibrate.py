@@ -8,16 +8,19 @@ ensemble and oracle scores and gap = 2% of g(o) - g(b):
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.base import BaseEstimator
 from sklearn.compose import ColumnTransformer
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -76,21 +79,45 @@ def _predict(model, x, metric: str):
     return model.predict(x)
 
 
+class OutOfBagTunedForest(BaseEstimator):
+    """A random forest whose depth and leaf size are tuned by out-of-bag score: on a few hundred rows this picks as
+    well as 3-fold cross-validation, with one fit per setting instead of four."""
+
+    def __init__(self, *, regression: bool = False, n_estimators: int = 60, random_state: int = 0):
+        self.regression = regression
+        self.n_estimators = n_estimators
+        self.random_state = random_state
+
+    def fit(self, x, y):
+        forest_class = RandomForestRegressor if self.regression else RandomForestClassifier
+        best_score = -np.inf
+        for params in ParameterGrid({"max_depth": [4, None], "min_samples_leaf": [1, 3]}):
+            forest = forest_class(n_estimators=self.n_estimators, oob_score=True, random_state=self.random_state,
+                                  n_jobs=1, **params)
+            with warnings.catch_warnings():  # a row left out of every tree only blurs the score a little
+                warnings.simplefilter("ignore", UserWarning)
+                forest.fit(x, y)
+            if forest.oob_score_ > best_score:
+                self.forest_, self.best_params_, best_score = forest, params, forest.oob_score_
+        if not self.regression:
+            self.classes_ = self.forest_.classes_
+        return self
+
+    def predict(self, x):
+        return self.forest_.predict(x)
+
+    def predict_proba(self, x):
+        return self.forest_.predict_proba(x)
+
+
 def _models(task_type: str, rng_seed: int, x_train: pd.DataFrame) -> dict:
-    grid = {"max_depth": [4, None], "min_samples_leaf": [1, 3]}
-    if task_type == "regression":
-        return {
-            "baseline": DummyRegressor(),
-            "linear": make_pipeline(make_preprocessor(x_train), Ridge()),
-            "ensemble": make_pipeline(make_preprocessor(x_train), GridSearchCV(
-                RandomForestRegressor(n_estimators=60, random_state=rng_seed, n_jobs=1), grid, cv=3)),
-        }
-    return {
-        "baseline": DummyClassifier(strategy="prior"),
-        "linear": make_pipeline(make_preprocessor(x_train), LogisticRegression(max_iter=500)),
-        "ensemble": make_pipeline(make_preprocessor(x_train), GridSearchCV(
-            RandomForestClassifier(n_estimators=60, random_state=rng_seed, n_jobs=1), grid, cv=3)),
-    }
+    regression = task_type == "regression"
+    ensemble = make_pipeline(make_preprocessor(x_train), OutOfBagTunedForest(regression=regression, random_state=rng_seed))
+    if regression:
+        return {"baseline": DummyRegressor(), "linear": make_pipeline(make_preprocessor(x_train), Ridge()),
+                "ensemble": ensemble}
+    return {"baseline": DummyClassifier(strategy="prior"),
+            "linear": make_pipeline(make_preprocessor(x_train), LogisticRegression(max_iter=500)), "ensemble": ensemble}
 
 
 def ladder_scores(*, x_train: pd.DataFrame, y_train, x_test: pd.DataFrame, y_test, oracle_prediction, metric: str,

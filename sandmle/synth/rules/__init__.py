@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sandmle.synth.columns import columns_of_kind
 from sandmle.synth.rules import classification, image, regression, text
-from sandmle.synth.rules.base import MIN_SHARE_RATIO, RuleDesignError, RuleFamily, class_shares
+from sandmle.synth.rules.base import (MAX_SINGLE_COLUMN_FIT, MIN_SHARE_RATIO, RuleDesignError, RuleFamily, class_shares,
+                                      single_column_fit)
 
 FAMILIES: dict[str, RuleFamily] = {**classification.FAMILIES, **regression.FAMILIES, **image.FAMILIES, **text.FAMILIES}
 
@@ -42,20 +44,33 @@ def usable_families(names: tuple[str, ...], features: pd.DataFrame) -> tuple[str
     return tuple(name for name in names if get_family(name).accepts(features))
 
 
+def _strongest_column_fit(rule: dict, features: pd.DataFrame, labels: np.ndarray, regression: bool) -> float:
+    tabular = columns_of_kind(features, "numeric", "categorical")  # pixels and prose are never one-column lookups
+    return max((single_column_fit(features, labels, c, regression=regression) for c in rule["features"] if c in tabular),
+               default=0.0)
+
+
 def design_rule(family: str, features: pd.DataFrame, *, n_classes: int, rng: np.random.Generator) -> dict:
-    """Design a rule on clean preview features; classification designs are redrawn until no class is starved."""
+    """Design a rule on clean preview features. Designs are redrawn until no class is starved of rows and no single
+    column explains the labels by itself (the task would be a one-column lookup, which the critic rejects as a leak);
+    when no draw passes, the closest one is kept."""
     record = get_family(family)
-    if record.task in VALUE_TASKS:
-        return record.design(features, n_classes, rng)
-    n_classes = max(n_classes, 2)
-    best, best_share = None, -1.0
+    regression = record.task in VALUE_TASKS
+    n_classes = n_classes if regression else max(n_classes, 2)
+    best, best_key = None, None
     for _ in range(DESIGN_TRIES):
         rule = record.design(features, n_classes, rng)
-        shares = class_shares(record.apply(rule, features), rule.get("n_classes", n_classes))
-        if shares.min() >= MIN_SHARE_RATIO / len(shares):
+        labels = record.apply(rule, features)
+        starved = 0.0
+        if not regression:
+            shares = class_shares(labels, rule.get("n_classes", n_classes))
+            starved = max(MIN_SHARE_RATIO / len(shares) - shares.min(), 0.0)
+        fit = _strongest_column_fit(rule, features, labels, regression)
+        if not starved and fit <= MAX_SINGLE_COLUMN_FIT:
             return rule
-        if shares.min() > best_share:
-            best, best_share = rule, float(shares.min())
+        key = (starved, max(fit - MAX_SINGLE_COLUMN_FIT, 0.0))
+        if best_key is None or key < best_key:
+            best, best_key = rule, key
     return best
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 from sandmle.synth.columns import columns_of_kind
 
 MIN_SHARE_RATIO = 0.4  # every class holds at least 0.4 / n_classes of the rows a rule is designed on
+MAX_SINGLE_COLUMN_FIT = 0.8  # no one column may explain more of the labels than this (the critic would call it a leak)
 
 
 class RuleDesignError(ValueError):
@@ -114,3 +115,19 @@ def spread_labels(n_slots: int, n_classes: int, rng: np.random.Generator) -> lis
     """Class labels for n_slots leaves, bins or prototypes: every class at least once, the rest at random."""
     labels = list(range(n_classes)) + rng.integers(n_classes, size=max(n_slots - n_classes, 0)).tolist()
     return [int(label) for label in rng.permutation(labels)]
+
+
+def single_column_fit(features: pd.DataFrame, labels: np.ndarray, column: str, *, regression: bool) -> float:
+    """How much of the labels one column explains through 16 quantile bins (or its levels): accuracy of the bins'
+    majority class, or R^2 of the bins' means. A cheap stand-in for the critic's one-column tree."""
+    values = features[column]
+    if pd.api.types.is_numeric_dtype(values):
+        bins = pd.qcut(values.rank(method="first"), q=min(16, len(values)), labels=False)
+    else:
+        bins = values.astype(str)
+    table = pd.DataFrame({"bin": np.asarray(bins), "label": labels})
+    if regression:
+        fitted = table.groupby("bin")["label"].transform("mean")
+        spread = float(np.var(labels)) or 1.0
+        return 1.0 - float(np.mean((table["label"] - fitted) ** 2)) / spread
+    return float(table.groupby("bin")["label"].agg(lambda x: x.value_counts().iloc[0]).sum()) / len(table)

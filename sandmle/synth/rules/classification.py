@@ -207,9 +207,9 @@ def _non_monotone_labels(n_bins: int, n_classes: int, rng: np.random.Generator) 
 
 
 def _design_piecewise_bands(features: pd.DataFrame, n_classes: int, rng: np.random.Generator) -> dict:
-    used = pick_features(features, rng, low=1, high=2)
+    used = pick_features(features, rng, low=2, high=2)
     centre, scale = standard_scale(features, used)
-    weights = [1.0] + [number(np.sign(rng.normal()) * rng.uniform(0.4, 1.0)) for _ in used[1:]]
+    weights = [1.0] + [number(np.sign(rng.normal()) * rng.uniform(0.6, 1.2)) for _ in used[1:]]
     score = standardise(features, used, centre, scale) @ np.asarray(weights)
     n_bins = n_classes + int(rng.integers(1, 3))
     edges = [number(e) for e in np.quantile(score, np.arange(1, n_bins) / n_bins)]
@@ -237,7 +237,7 @@ def _design_modular_steps(features: pd.DataFrame, n_classes: int, rng: np.random
     candidates = [c for c in pick_features(features, rng, low=4, high=6) if features[c].nunique() >= 3 * n_classes]
     if not candidates:
         raise RuleDesignError(f"needs a numeric column with at least {3 * n_classes} distinct values")
-    used = candidates[:2] if len(candidates) > 1 and rng.random() < 0.5 else candidates[:1]
+    used = candidates[:2]  # a second, coarser step keeps one column from giving the class away
     steps = []
     for index, column in enumerate(used):
         low, high = np.quantile(features[column].to_numpy(dtype=float), [0.02, 0.98])
