@@ -47,6 +47,9 @@ class GradeReport:
         return asdict(self)
 
 
+REQUIRED_GRADING_KEYS = ("metric", "is_lower_better", "task_type", "target_column", "submission_columns", "milestones")
+
+
 def load_grading(task_dir: Path) -> dict:
     """Read private/grading.json, raising UsageError when the task bundle is not usable."""
     task_dir = Path(task_dir)
@@ -55,7 +58,23 @@ def load_grading(task_dir: Path) -> dict:
     grading_path = task_dir / "private" / "grading.json"
     if not grading_path.is_file():
         raise UsageError(f"{grading_path} not found: not a task bundle")
-    return json.loads(grading_path.read_text())
+    try:
+        grading = json.loads(grading_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{grading_path} is not valid JSON: {error}") from None
+    if not isinstance(grading, dict):
+        raise UsageError(f"{grading_path} must hold a JSON object")
+    missing = [key for key in REQUIRED_GRADING_KEYS if key not in grading]
+    if missing:
+        raise UsageError(f"{grading_path} lacks {', '.join(missing)}")
+    missing_milestones = [name for name in MILESTONES if name not in (grading["milestones"] or {})]
+    if missing_milestones:
+        raise UsageError(f"{grading_path} has no {', '.join(missing_milestones)} milestone")
+    try:
+        metrics.get_metric(grading["metric"])
+    except ValueError as error:
+        raise UsageError(f"{grading_path}: {error}") from None
+    return grading
 
 
 def _task_id(task_dir: Path) -> str:

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
+from sandmle import metrics
+from sandmle.cli import main
 from sandmle.errors import UsageError
 from sandmle.grading import feedback_text, grade_submission, position_score, validate_submission
 
@@ -238,14 +240,116 @@ def test_unusable_task_dir_raises_usage_error(tmp_path):
         grade_submission(tmp_path, tmp_path / "s.csv")
 
 
-def test_cli_grade(label_task, tmp_path):
+def test_missing_columns_only(label_task, tmp_path):
+    answers = truth_of(label_task)
+    [error] = validate_submission(label_task, write(tmp_path / "s.csv", pd.DataFrame({"id": answers["id"]})))
+    assert error == "wrong columns: missing columns 'y' (expected exactly 'id', 'y')"
+
+
+def test_non_numeric_regression_predictions(tmp_path):
+    task = make_task(tmp_path, metric="rmse", task_type="regression", labels=None, lower=True)
+    answers = truth_of(task)
+    frame = pd.DataFrame({"id": answers["id"], "y": "0.5"})
+    frame.loc[[1, 2, 3], "y"] = ["abc", "inf", ""]
+    report = grade_submission(task, write(tmp_path / "s.csv", frame))
+    assert not report.valid_submission and report.score is None and report.submission_exists
+    assert report.errors == ["column 'y' has 3 non-numeric, NaN or infinite values (e.g. 'abc', 'inf', '')"]
+
+
+def test_multiclass_probability_out_of_range(tmp_path):
+    task = make_task(tmp_path, metric="log_loss", task_type="multiclass", labels=["a", "b", "c"], lower=True)
+    answers = truth_of(task)
+    frame = pd.DataFrame({"id": answers["id"], "a": 0.2, "b": 0.3, "c": 0.5})
+    frame.loc[4, ["a", "b"]] = [-0.1, 0.6]
+    assert validate_submission(task, write(tmp_path / "s.csv", frame)) == ["column 'a' has 1 probabilities outside [0, 1]"]
+
+
+def test_report_keeps_mle_bench_field_names(label_task, tmp_path):
     sub, _, _ = label_submission(label_task, tmp_path)
-    run = lambda *args: subprocess.run([sys.executable, "-m", "sandmle.cli", "grade", *map(str, args)], capture_output=True, text=True)
-    done = run(label_task, sub, "--reward", "sparse", "--split", "public")
+    fields = grade_submission(label_task, sub).to_dict()
+    mle_bench = {"competition_id", "score", "gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold",
+                 "gold_medal", "silver_medal", "bronze_medal", "any_medal", "above_median", "submission_exists",
+                 "valid_submission", "is_lower_better"}
+    assert mle_bench <= set(fields) and {"milestone", "position_score", "errors", "split"} <= set(fields)
+
+
+def test_score_feedback_uses_a_public_part_disjoint_from_the_private_grade(label_task, tmp_path):
+    """Right on every public row and wrong on every private one: feedback says gold, the final grade says nothing."""
+    answers = truth_of(label_task)
+    public = answers["leaderboard"] == "public"
+    wrong = answers["y"].map({"a": "b", "b": "c", "c": "a"})
+    sub = write(tmp_path / "s.csv", pd.DataFrame({"id": answers["id"], "y": answers["y"].where(public, wrong)}))
+    feedback = grade_submission(label_task, sub, split="public")
+    final = grade_submission(label_task, sub, split="private")
+    assert 0 < public.sum() < N and feedback.score == 1.0 and final.score == 0.0
+    assert "Score on the public split: 1" in feedback_text(feedback, "score") and feedback.milestone == "gold"
+    assert final.milestone is None and final.valid_submission
+    assert grade_submission(label_task, sub, split="all").score == pytest.approx(public.mean())
+    with pytest.raises(UsageError):
+        grade_submission(label_task, sub, split="leaderboard")
+
+
+def test_a_metric_registered_by_name_grades_tasks_that_name_it(tmp_path):
+    median_ae = metrics.Metric("median_absolute_error", lambda y, p, labels=None: float(skm.median_absolute_error(y, p)),
+                               True, "value", ("regression",))
+    metrics.register(median_ae)
+    try:
+        task = make_task(tmp_path, metric="median_absolute_error", task_type="regression", labels=None, lower=True)
+        answers = truth_of(task)
+        truth = answers["y"].astype(float).to_numpy()
+        predicted = truth + RNG.normal(scale=0.5, size=N)
+        report = grade_submission(task, write(tmp_path / "s.csv", pd.DataFrame({"id": answers["id"], "y": predicted})))
+        mask = (answers["leaderboard"] == "private").to_numpy()
+        assert report.score == pytest.approx(skm.median_absolute_error(truth[mask], predicted[mask]))
+    finally:
+        del metrics.METRICS["median_absolute_error"]
+
+
+def test_unknown_metric_or_broken_grading_json_is_a_usage_error(label_task, tmp_path):
+    grading_path = label_task / "private" / "grading.json"
+    grading = json.loads(grading_path.read_text())
+    grading_path.write_text(json.dumps({**grading, "metric": "vibes"}))
+    with pytest.raises(UsageError, match="unknown metric 'vibes'"):
+        grade_submission(label_task, tmp_path / "s.csv")
+    grading_path.write_text("{not json")
+    with pytest.raises(UsageError, match="not valid JSON"):
+        grade_submission(label_task, tmp_path / "s.csv")
+    grading_path.write_text(json.dumps({key: value for key, value in grading.items() if key != "milestones"}))
+    with pytest.raises(UsageError, match="lacks milestones"):
+        grade_submission(label_task, tmp_path / "s.csv")
+
+
+def test_cli_grade_prints_the_report_and_reward(label_task, tmp_path):
+    sub, _, _ = label_submission(label_task, tmp_path)
+    done = subprocess.run([sys.executable, "-m", "sandmle.cli", "grade", str(label_task), str(sub), "--reward", "sparse",
+                           "--split", "public"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["report"]["split"] == "public" and out["reward"]["name"] == "sparse"
-    invalid = run(label_task, tmp_path / "missing.csv")
-    assert invalid.returncode == 0 and json.loads(invalid.stdout)["report"]["valid_submission"] is False
-    unusable = run(tmp_path / "nowhere", sub)
-    assert unusable.returncode == 2 and "does not exist" in unusable.stderr
+    assert out["reward"]["total"] == pytest.approx(sum(out["reward"]["components"].values()))
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    """The command line's own entry point, in-process (an interpreter start per case would dominate the test)."""
+    try:
+        code = main(["grade", *map(str, args)])
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_grade_exit_codes(label_task, tmp_path, capsys):
+    sub, _, _ = label_submission(label_task, tmp_path)
+    code, out, _err = run_cli(capsys, label_task, tmp_path / "missing.csv")
+    assert code == 0 and json.loads(out)["report"]["valid_submission"] is False  # graded, though invalid
+    code, out, _err = run_cli(capsys, label_task, sub, "--reward", "dense", "--format-rate", "0.5")
+    assert code == 0 and json.loads(out)["reward"]["components"]["format"] == pytest.approx(0.05)
+    (tmp_path / "not_a_bundle").mkdir()
+    for args, message in [((tmp_path / "nowhere", sub), "does not exist"),
+                          ((tmp_path / "not_a_bundle", sub), "not a task bundle"),
+                          ((label_task, sub, "--reward", "median"), "invalid choice"),
+                          ((label_task, sub, "--format-rate", "1.5"), "format_rate must be in [0, 1]"),
+                          ((label_task,), "required")]:
+        code, out, err = run_cli(capsys, *args)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1 and message in err, (args, err)
