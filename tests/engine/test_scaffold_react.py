@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sandmle.agents import SamplingParams
 from sandmle.agents.scaffolds.react import fit_context, parse_reply
 from sandmle.rollout import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
@@ -81,3 +82,46 @@ def test_context_limit_drops_failed_turns_then_keeps_last_two(tmp_path):
     Context.context_tokens = 10_000
     kept, overflow = fit_context(Context, head + turns, failed={0})
     assert kept == head + turns
+
+
+def test_react_time_budget_ends_the_episode(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="binary")
+    policy = ScriptedPolicy(reply_fn=lambda messages, sampling: "<think>wait</think><python>import time\ntime.sleep(1.5)</python>")
+    trajectory = run_episode(task_dir, scaffold="react", policy=policy, config=EpisodeConfig(time_budget_s=1.0))
+    assert trajectory.termination == "time_budget"
+    assert len(policy.calls) == 1
+
+
+def test_react_context_overflow_ends_the_episode(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="binary")
+    policy = ScriptedPolicy(reply_fn=lambda messages, sampling: "<think>print a lot</think><python>print('x' * 8000)</python>")
+    config = EpisodeConfig(context_tokens=1200, sampling=SamplingParams(max_tokens=100))
+    trajectory = run_episode(task_dir, scaffold="react", policy=policy, config=config)
+    # The long observation stays among the last two turns, so trimming cannot make room.
+    assert trajectory.termination == "context"
+    assert len(policy.calls) == 1
+
+
+def test_react_score_feedback_and_feedback_off(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="binary")
+    replies = [f"<think>write</think><python>{COPY_SAMPLE}</python>", "<think>score it</think><score/>",
+               "<think>done</think><answer>submission.csv</answer>"]
+    scored = run_episode(task_dir, scaffold="react", policy=ScriptedPolicy(list(replies)),
+                         config=EpisodeConfig(feedback="score"))
+    observation = [t["observation"] for t in scored.turns if t["kind"] == "score"][0]
+    assert observation.startswith("Submission is valid. Score on the public split:") and "higher is better" in observation
+
+    no_feedback = ScriptedPolicy(list(replies))
+    silent = run_episode(task_dir, scaffold="react", policy=no_feedback, config=EpisodeConfig(feedback="none"))
+    assert "<score/>" not in no_feedback.calls[0][0][0]["content"]
+    assert [t["observation"] for t in silent.turns if t["kind"] == "score"] == ["Feedback is not available in this run."]
+    assert silent.termination == "answered" and silent.grade["valid_submission"] is True
+
+
+def test_react_answer_without_a_submission_is_graded_invalid(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="regression")
+    trajectory = run_episode(task_dir, scaffold="react", policy=ScriptedPolicy(["<answer>submission.csv</answer>"]),
+                             config=EpisodeConfig())
+    assert trajectory.termination == "answered" and trajectory.format_rate == 1.0
+    assert trajectory.grade["submission_exists"] is False
+    assert trajectory.rewards["dense"]["total"] == 0.1  # only the format share
