@@ -121,7 +121,11 @@ def render_trajectory(trajectory: dict, *, max_chars_per_field: int = 2000) -> s
 def rubric_reward(
     *, report: GradeReport, format_rate: float, trajectory: dict | None = None, judge=None, criteria=DEFAULT_CRITERIA, attempts: int = 3
 ) -> RewardBreakdown:
-    """Sum of the weights of the criteria a judge model finds met; a criterion the judge cannot answer counts 0."""
+    """Sum of the weights of the criteria a judge model finds met; a criterion the judge cannot answer counts 0.
+
+    Such criteria are listed in details["judge_failures"] (with why, in their verdicts), so a run can tell an
+    unmet criterion from a judge that failed.
+    """
     from sandmle.llm import LLMError, chat_json
 
     if judge is None:
@@ -131,6 +135,7 @@ def rubric_reward(
     transcript = render_trajectory(trajectory)
     components: dict[str, float] = {}
     verdicts: dict[str, dict] = {}
+    judge_failures: list[str] = []
     for criterion in _as_criteria(criteria):
         messages = [
             {"role": "system", "content": "You judge a machine-learning agent's work. Answer only about the criterion asked."},
@@ -141,9 +146,11 @@ def rubric_reward(
         except LLMError as error:
             # One unreachable or confused judge call must not sink a whole training step: score it 0, keep why.
             verdict, log = {"met": False, "reason": f"judge failed: {error}"}, [str(error)]
+            judge_failures.append(criterion.name)
         components[criterion.name] = criterion.weight * float(verdict["met"])
         verdicts[criterion.name] = {"met": bool(verdict["met"]), "reason": verdict["reason"], "weight": criterion.weight, "log": log}
-    return RewardBreakdown("rubric", sum(components.values()), components, {"verdicts": verdicts})
+    return RewardBreakdown("rubric", sum(components.values()), components,
+                           {"verdicts": verdicts, "judge_failures": judge_failures})
 
 
 @reward_scheme("dense+rubric")

@@ -8,8 +8,8 @@ import pytest
 
 from sandmle.errors import UsageError
 from sandmle.grading import GradeReport
-from sandmle.rewards import REWARD_SCHEMES, compute_reward
-from tests.chat_server import chat_client, chat_server  # noqa: F401  (fixtures)
+from sandmle.rewards import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
+from tests.chat_server import ChatServer, chat_client, chat_server  # noqa: F401  (fixtures)
 
 
 def report(milestone=None, valid=True) -> GradeReport:
@@ -80,3 +80,75 @@ def test_dense_plus_rubric(chat_server, chat_client):
                                judge=chat_client, rubric_weight=0.5)
     assert breakdown.total == pytest.approx(0.5 * 1.0 + 0.5 * 0.7)
     assert breakdown.components["dense.milestone"] == pytest.approx(0.35)
+
+
+@pytest.mark.parametrize("milestone,value", [("gold", 0.7), ("silver", 0.6), ("bronze", 0.5), ("median", 0.1), (None, 0.0)])
+@pytest.mark.parametrize("format_rate", [0.0, 0.4, 1.0])
+def test_dense_components_are_sandmles(milestone, value, format_rate):
+    breakdown = compute_reward("dense", report=report(milestone), format_rate=format_rate)
+    assert breakdown.components == pytest.approx({"valid": 0.2, "milestone": value, "format": 0.1 * format_rate})
+    assert breakdown.total == pytest.approx(sum(breakdown.components.values()))
+
+
+@pytest.mark.parametrize("milestone,gold", [("gold", 0.9), ("silver", 0.0), (None, 0.0)])
+def test_sparse_components(milestone, gold):
+    breakdown = compute_reward("sparse", report=report(milestone), format_rate=0.3)
+    assert breakdown.components == pytest.approx({"gold": gold, "format": 0.03})
+    assert compute_reward("sparse", report=report(None, valid=False), format_rate=0.3).total == pytest.approx(0.03)
+
+
+@pytest.mark.parametrize("name", ["dense", "sparse"])
+def test_schemes_are_pure_functions_of_report_and_format_rate(name):
+    graded = report("silver")
+    before = graded.to_dict()
+    first = compute_reward(name, report=graded, format_rate=0.5, trajectory=TRAJECTORY)
+    second = compute_reward(name, report=graded, format_rate=0.5)  # the trajectory does not enter these schemes
+    assert first == second and graded.to_dict() == before
+
+
+def test_a_new_scheme_is_one_small_function():
+    @reward_scheme("medal_only")
+    def medal_only(*, report, format_rate, trajectory=None):
+        return RewardBreakdown("medal_only", float(report.any_medal), {"medal": float(report.any_medal)})
+
+    try:
+        assert compute_reward("medal_only", report=report("bronze"), format_rate=0.0).total == 1.0
+        assert compute_reward("medal_only", report=report("median"), format_rate=1.0).total == 0.0
+    finally:
+        del REWARD_SCHEMES["medal_only"]
+
+
+def test_rubric_and_dense_rubric_need_their_inputs(chat_client):
+    with pytest.raises(UsageError, match="judge"):
+        compute_reward("rubric", report=report(), format_rate=1.0, trajectory=TRAJECTORY)
+    with pytest.raises(UsageError, match="trajectory"):
+        compute_reward("rubric", report=report(), format_rate=1.0, judge=chat_client)
+    with pytest.raises(UsageError, match="rubric_weight"):
+        compute_reward("dense+rubric", report=report(), format_rate=1.0, trajectory=TRAJECTORY, judge=chat_client,
+                       rubric_weight=1.5)
+
+
+def test_judge_answering_off_schema_or_failing_is_a_clear_zero(chat_server, chat_client):
+    # Criterion 1: three answers that parse but break the schema; 2: server errors until retries run out; 3: fine.
+    chat_server.script('{"met": "yes", "reason": "sure"}', '{"reason": "forgot met"}', '["met"]',
+                       (500, {"error": "down"}), (503, {"error": "busy"}), (500, {"error": "down"}),
+                       json.dumps({"met": True, "reason": "df.describe() in turn 1"}))
+    breakdown = compute_reward("rubric", report=report(), format_rate=1.0, trajectory=TRAJECTORY, judge=chat_client)
+    assert breakdown.details["judge_failures"] == ["cross_validation", "missing_values"]
+    assert breakdown.components == {"cross_validation": 0.0, "missing_values": 0.0, "inspects_data": 0.3}
+    assert breakdown.total == pytest.approx(0.3)
+    assert "schema violation" in breakdown.details["verdicts"]["cross_validation"]["reason"]
+    assert "HTTP 500" in breakdown.details["verdicts"]["missing_values"]["reason"]
+
+
+def test_unreachable_judge_gives_dense_plus_zero_rubric():
+    from sandmle.llm import ChatClient
+
+    with ChatServer() as gone:
+        url = gone.base_url
+    judge = ChatClient(url, "judge", api_key="k", timeout_s=2, max_retries=1, backoff_s=0.01)  # the port is closed now
+    breakdown = compute_reward("dense+rubric", report=report("gold"), format_rate=1.0, trajectory=TRAJECTORY,
+                               judge=judge, rubric_weight=0.25)
+    assert breakdown.total == pytest.approx(0.75 * 1.0)
+    assert breakdown.details["judge_failures"] == ["cross_validation", "missing_values", "inspects_data"]
+    assert all("cannot reach" in verdict["reason"] for verdict in breakdown.details["verdicts"].values())
