@@ -122,6 +122,8 @@ class _Stage:
                     problems = check(candidate)
             except ValueError as parse_error:
                 problems = [str(parse_error)]
+            except (KeyError, TypeError, AttributeError, IndexError) as odd:  # a shape the schema let through
+                problems = [f"unusable content ({type(odd).__name__}: {str(odd)[:200]})"]
             if not problems:
                 self._note(log, f"{self.source} answered on attempt {attempt}; checks passed")
                 return candidate
@@ -346,8 +348,8 @@ def rule_problems(rule: dict, preview: pd.DataFrame, *, n_classes: int) -> list[
 
 def _outcome_problems(rule: dict, labels: np.ndarray, n_classes: int) -> list[str]:
     if not n_classes:
-        if not np.all(np.isfinite(labels.astype(float))):
-            return ["the rule gives non-finite values"]
+        if labels.dtype.kind not in "iuf" or not np.all(np.isfinite(labels.astype(float))):
+            return ["the rule must give finite numbers"]
         top_share = pd.Series(labels).value_counts(normalize=True).iloc[0]
         if np.std(labels) == 0 or top_share > 0.5:
             return [f"the rule's values barely vary ({top_share:.0%} of rows share one value)"]
@@ -372,7 +374,11 @@ def _unlisted_columns(rule: dict, preview: pd.DataFrame, labels: np.ndarray, tab
     for column in (c for c in tabular if c not in rule["features"]):
         shuffled = preview.copy()
         shuffled[column] = shuffler.permutation(shuffled[column].to_numpy())
-        if not np.array_equal(np.asarray(rules.apply_rule(rule, shuffled)), labels, equal_nan=labels.dtype.kind == "f"):
+        try:
+            moved = np.asarray(rules.apply_rule(rule, shuffled))
+        except Exception as error:  # an untrusted rule that breaks on reordered values reports, it does not crash
+            return [f"executing the rule failed on shuffled rows: {type(error).__name__}: {str(error)[:200]}"]
+        if not np.array_equal(moved, labels, equal_nan=labels.dtype.kind == "f"):
             hidden.append(column)
     return [f"the rule reads columns missing from features: {', '.join(hidden)}"] if hidden else []
 

@@ -12,8 +12,9 @@ from tests.engine.llm_replies import simulated_llm
 
 @pytest.fixture
 def iris(db):
-    services.seeds_load_bundled()
-    return Seed.objects.get(name="iris")
+    """The bundled iris seed's row without its DNA (storing every bundled seed's DNA takes seconds; runs re-read it)."""
+    return Seed.objects.create(name="iris", source=Seed.Source.BUNDLED, target="target", task_type="multiclass",
+                               metric="accuracy", modality="tabular", n_rows=150, n_features=4)
 
 
 @pytest.fixture
@@ -70,3 +71,5 @@ def test_a_run_with_llm_settings_asks_the_endpoint_with_its_key(api_for, client_
     assert task.domain_id == "hydro_turbine_wear" and task.title == "Hydro Turbine Runner Wear Class"
     assert any("llm:test-model answered" in entry["message"] for entry in task.log)
     assert {request["_headers"]["authorization"] for request in chat_server.requests} == {"Bearer run-key"}
+    page = client_for("viewer").get(f"/synthesis/{run.id}/")
+    assert f"LLM test-model at {chat_server.base_url}".encode() in page.content
