@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -149,3 +151,11 @@ def test_design_recipe_records_every_kind_and_spares_images(seed_name):
         assert not {c["name"] for c in recipe["distractor_columns"]} & (taken | names)
         if seed_name == "digits":
             assert all(recipe[kind] == 0 for kind in noise.NOISE_KINDS if kind != "label_noise")
+
+
+def test_a_seed_with_gaps_makes_tasks_with_gaps():
+    seed = load_bundled_seed("wine")
+    dna = dataclasses.replace(extract_dna(seed), missing_rate=0.12)
+    rng = np.random.default_rng(0)
+    choice = mutate_domain(dna, rng=rng, seed_names=set(seed.frame.columns))
+    assert noise.design_recipe(dna, choice, rng=rng)["missing_mcar"] >= 0.12

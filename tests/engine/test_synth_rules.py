@@ -129,8 +129,8 @@ def test_nearest_prototype_labels_its_own_prototypes():
 
 def test_hinge_regimes_switch_on_a_level_and_bend():
     frame = mixed_frame()
-    rule = next(r for seed in range(20)
-                if (r := rules.design_rule("hinge_regimes", frame, n_classes=0, rng=np.random.default_rng(seed)))["regime"]["op"] == "in")
+    designs = (rules.design_rule("hinge_regimes", frame, n_classes=0, rng=np.random.default_rng(seed)) for seed in range(20))
+    rule = next(r for r in designs if r["regime"]["op"] == "in")
     values = rules.apply_rule(rule, frame)
     inside = frame["grade"].isin(rule["regime"]["levels"]).to_numpy()
     assert inside.any() and (~inside).any()

@@ -68,11 +68,18 @@ def standardise(features: pd.DataFrame, columns: list[str], centre: dict, scale:
     return np.column_stack([(features[c].to_numpy(dtype=float) - centre[c]) / scale[c] for c in columns])
 
 
-def describe_standardised(columns: list[str], centre: dict, scale: dict) -> str:
-    def shifted(c: str) -> str:
-        return f"{c} - {centre[c]:.4g}" if centre[c] >= 0 else f"{c} + {-centre[c]:.4g}"
+def minus(value: float) -> str:
+    """"- 2.5" or "+ 2.5" for subtracting value, so descriptions never read "x - -2.5"."""
+    return f"- {value:.4g}" if value >= 0 else f"+ {-value:.4g}"
 
-    return "; ".join(f"z({c}) = ({shifted(c)}) / {scale[c]:.4g}" for c in columns)
+
+def describe_standardised(columns: list[str], centre: dict, scale: dict) -> str:
+    return "; ".join(f"z({c}) = ({c} {minus(centre[c])}) / {scale[c]:.4g}" for c in columns)
+
+
+def where_standardised(rule: dict, columns_key: str = "features") -> str:
+    """The closing sentence of a description that says how each z(...) is computed."""
+    return ". Where " + describe_standardised(rule[columns_key], rule["centre"], rule["scale"]) + "."
 
 
 def design_condition(values: pd.Series, share: float, rng: np.random.Generator) -> dict:

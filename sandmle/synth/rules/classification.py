@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from sandmle.synth.rules.base import (RuleDesignError, RuleFamily, class_shares, condition_mask, describe_condition,
-                                      describe_standardised, design_condition, number, pick_features, spread_labels,
-                                      standard_scale, standardise)
+                                      design_condition, minus, number, pick_features, spread_labels, standard_scale,
+                                      standardise, where_standardised)
 
 TREE_KINDS = ("numeric", "categorical")
 
@@ -137,12 +137,13 @@ def _apply_linear_logit(rule: dict, features: pd.DataFrame) -> np.ndarray:
 def _describe_linear_logit(rule: dict, label_names: list[str]) -> str:
     scores = []
     for label in range(len(rule["bias"])):
-        terms = [f"{rule['bias'][label]:+.3g}"] + [f"{row[label]:+.3g} z({c})" for c, row in zip(rule["features"], rule["weights"])]
+        terms = [f"{rule['bias'][label]:+.3g}"]
+        terms += [f"{row[label]:+.3g} z({c})" for c, row in zip(rule["features"], rule["weights"])]
         terms += [f"{t['weight']:+.3g} z({t['features'][0]}) z({t['features'][1]})" for t in rule["interactions"]
                   if t["class"] == label]
         scores.append(f"{_name(label_names, label)}: {' '.join(terms)}")
     return ("Each class has a linear score over standardised features (with an interaction term); the highest score "
-            "wins. Scores: " + "; ".join(scores) + ". Where " + describe_standardised(rule["features"], rule["centre"], rule["scale"]) + ".")
+            "wins. Scores: " + "; ".join(scores) + where_standardised(rule))
 
 
 # -- rule list --------------------------------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def _describe_piecewise_bands(rule: dict, label_names: list[str]) -> str:
     bands = [f"{low:.4g} < s <= {high:.4g} -> {_name(label_names, label)}"
              for low, high, label in zip(bounds[:-1], bounds[1:], rule["labels"])]
     return (f"Let s = {score}. The class is set by the band s falls in, and a class can come back in a later band "
-            f"(not monotone): " + "; ".join(bands) + ". Where " + describe_standardised(rule["features"], rule["centre"], rule["scale"]) + ".")
+            f"(not monotone): " + "; ".join(bands) + where_standardised(rule))
 
 
 # -- modular steps (periodic) -----------------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def _apply_modular_steps(rule: dict, features: pd.DataFrame) -> np.ndarray:
 
 
 def _describe_modular_steps(rule: dict, label_names: list[str]) -> str:
-    counts = [f"n_{s['feature']} = floor(({s['feature']} - {s['origin']:.4g}) / {s['width']:.4g})" for s in rule["steps"]]
+    counts = [f"n_{s['feature']} = floor(({s['feature']} {minus(s['origin'])}) / {s['width']:.4g})" for s in rule["steps"]]
     total = " + ".join(f"n_{s['feature']}" for s in rule["steps"])
     mapping = ", ".join(f"{r} -> {_name(label_names, c)}" for r, c in enumerate(rule["classes"]))
     return (f"Periodic steps: {'; '.join(counts)}. The class repeats with the remainder of ({total}) divided by "
@@ -292,7 +293,7 @@ def _describe_nearest_prototype(rule: dict, label_names: list[str]) -> str:
     points = ["(" + ", ".join(f"z({c})={v:.3g}" for c, v in zip(rule["features"], row)) + f") -> {_name(label_names, label)}"
               for row, label in zip(rule["prototypes"], rule["labels"])]
     return ("Each row takes the class of the nearest prototype (Euclidean distance over standardised features): "
-            + "; ".join(points) + ". Where " + describe_standardised(rule["features"], rule["centre"], rule["scale"]) + ".")
+            + "; ".join(points) + where_standardised(rule))
 
 
 FAMILIES = {

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from sandmle.synth.columns import columns_of_kind
-from sandmle.synth.rules.base import (RuleFamily, condition_mask, describe_condition, describe_standardised,
-                                      design_condition, number, pick_features, standard_scale, standardise)
+from sandmle.synth.rules.base import (RuleFamily, condition_mask, describe_condition, design_condition, minus, number,
+                                      pick_features, standard_scale, standardise, where_standardised)
 
 SHAPES = {"linear": lambda z: z, "square": lambda z: z ** 2, "sine": lambda z: np.sin(2 * z)}
 
@@ -42,8 +42,7 @@ def _apply_sparse_additive(rule: dict, features: pd.DataFrame) -> np.ndarray:
 def _describe_sparse_additive(rule: dict, label_names: list[str]) -> str:
     names = {"linear": "z({})", "square": "z({})^2", "sine": "sin(2 z({}))"}
     parts = [f"{t['weight']:+.3g} {names[t['kind']].format(t['feature'])}" for t in rule["terms"]]
-    return (f"target = {rule['intercept']:.3g} " + " ".join(parts) + ". Where "
-            + describe_standardised(rule["features"], rule["centre"], rule["scale"]) + ".")
+    return (f"target = {rule['intercept']:.3g} " + " ".join(parts) + where_standardised(rule))
 
 
 # -- hinge with a regime switch ---------------------------------------------------------------------------------------
@@ -83,8 +82,8 @@ def _describe_hinge_regimes(rule: dict, label_names: list[str]) -> str:
 
     hinge = rule["hinge"]
     return (f"Two regimes: when {describe_condition(rule['regime'])}, target = {line(rule['when_true'])}; otherwise "
-            f"target = {line(rule['when_false'])}. In both, add {hinge['weight']:+.3g} x max(0, z({hinge['feature']}) - "
-            f"{hinge['knot']:.3g}) (a hinge). Where " + describe_standardised(rule["inputs"], rule["centre"], rule["scale"]) + ".")
+            f"target = {line(rule['when_false'])}. In both, add {hinge['weight']:+.3g} x max(0, z({hinge['feature']}) "
+            f"{minus(hinge['knot'])}) (a hinge)" + where_standardised(rule, "inputs"))
 
 
 # -- interaction products ---------------------------------------------------------------------------------------------
@@ -120,8 +119,7 @@ def _describe_interaction_products(rule: dict, label_names: list[str]) -> str:
     if rule["periodic"]:
         wave = rule["periodic"]
         parts.append(f"{wave['weight']:+.3g} sin({wave['frequency']:.3g} z({wave['feature']}))")
-    return (f"target = {rule['intercept']:.3g} " + " ".join(parts) + " (products of features matter). Where "
-            + describe_standardised(rule["features"], rule["centre"], rule["scale"]) + ".")
+    return (f"target = {rule['intercept']:.3g} " + " ".join(parts) + " (products of features matter)" + where_standardised(rule))
 
 
 FAMILIES = {
