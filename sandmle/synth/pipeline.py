@@ -19,6 +19,7 @@ from sandmle.synth import calibrate, noise, rules
 from sandmle.synth.domains import DomainChoice, mutate_domain
 from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
+from sandmle.synth.texts import describe_text_column
 
 GENERATOR_VERSION = "sandmle-synth/2"
 PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
@@ -150,7 +151,8 @@ def build_bundle(spec: TaskSpec, out_dir: Path, log: list | None = None) -> Path
             sample[column] = 0.0
     write_csv(sample, task_dir / "public" / "sample_submission.csv")
     units = _units(spec)
-    described = [{"name": c, "unit": units.get(c, "")} for c in noisy.columns if not c.startswith("px_")]
+    described = [{"name": c, "unit": describe_text_column(noisy[c]) if units.get(c) == "text" else units.get(c, "")}
+                 for c in noisy.columns if not c.startswith("px_")]
     (task_dir / "public" / "description.md").write_text(_description(choice, spec, dna, described, columns), encoding="utf-8")
     write_json(spec.rule | {"description": rules.describe_rule(spec.rule, label_names=choice.label_names or [""])},
                task_dir / "private" / "rule.json")

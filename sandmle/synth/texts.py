@@ -114,6 +114,12 @@ def sample_texts(vocabulary: Vocabulary, *, n_rows: int, mean_length: float, rng
     return [_note(vocabulary, int(length), rng) for length in lengths]
 
 
+def describe_text_column(values) -> str:
+    """How description.md presents a text column: free text and its typical length."""
+    words = [len(str(value).split()) for value in values if isinstance(value, str)]
+    return f"free text: a short note of about {int(round(np.median(words))) if words else 0} words"
+
+
 def _normalised(phrases) -> list[str]:
     return [" ".join(tokenize(phrase)) for phrase in phrases if tokenize(phrase)]
 
