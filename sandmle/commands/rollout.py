@@ -31,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from sandmle.agents.policies.base import SamplingParams
+    from sandmle.agents.policies.base import SamplingParams, make_policy
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:
@@ -44,6 +44,7 @@ def run(args) -> int:
         if not args.policy.startswith("openai:"):
             raise UsageError("--api-key-env applies to openai:MODEL@URL policies only")
         policy_options["api_key_env"] = args.api_key_env
+    policy = make_policy(args.policy, **policy_options)  # a bad spec fails here, before any output is written
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
                            step_timeout_s=args.step_timeout, seed=args.seed,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
@@ -53,8 +54,7 @@ def run(args) -> int:
             out.write(trajectory.to_json() + "\n")
             out.flush()
 
-        trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=args.policy, samples=args.samples,
-                                 concurrency=args.concurrency, config=config, on_trajectory=write,
-                                 policy_options=policy_options)
+        trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=policy, samples=args.samples,
+                                 concurrency=args.concurrency, config=config, on_trajectory=write)
     print(json.dumps(summarize(trajectories)))
     return 0

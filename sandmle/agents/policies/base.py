@@ -65,8 +65,10 @@ def make_policy(spec: str, **options: Any) -> Policy:
     if spec == "baseline" or spec.startswith("baseline:"):
         from sandmle.agents.policies.baseline import BaselinePolicy
 
-        seed = int(spec.split(":", 1)[1]) if ":" in spec else int(options.pop("seed", 0))
-        return BaselinePolicy(seed=seed)
+        seed_text = spec.split(":", 1)[1] if ":" in spec else str(options.pop("seed", 0))
+        if not seed_text.lstrip("-").isdigit():
+            raise UsageError(f"policy spec {spec!r}: expected baseline or baseline:SEED with an integer seed")
+        return BaselinePolicy(seed=int(seed_text))
     if spec.startswith("openai:"):
         from sandmle.agents.policies.openai_policy import OpenAIPolicy
 

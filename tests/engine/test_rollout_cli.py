@@ -1,0 +1,66 @@
+"""`sandmle rollout` as a subprocess: the baseline over a small bundle, the JSONL file, the summary, bad arguments."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.engine.rollout_bundles import make_bundle
+
+
+def rollout(*args):
+    return subprocess.run([sys.executable, "-m", "sandmle.cli", "rollout", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_rollout_command_writes_trajectories_and_prints_the_summary(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="multiclass")
+    out = tmp_path / "runs" / "baseline.jsonl"
+    done = rollout(task_dir, "--scaffold", "react", "--policy", "baseline", "--samples", "2", "--out", out,
+                   "--feedback", "validate")
+    assert done.returncode == 0, done.stderr
+
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["episodes"] == 2 and summary["valid_rate"] == 1.0
+    assert 0.0 <= summary["medal_rate"] <= 1.0
+    assert summary["mean_reward"]["dense"] >= 0.2 + 0.1  # valid, and every turn well formed
+    assert summary["mean_step_latency_s"] > 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["sample_index"] for r in records] == [0, 1]
+    assert all(r["termination"] == "answered" and r["scaffold"] == "react" and r["policy"] == "baseline" for r in records)
+    assert all(r["grade"]["valid_submission"] and "dense" in r["rewards"] for r in records)
+    assert any(t["kind"] == "validate" for t in records[0]["turns"])
+
+
+def test_one_bad_argument_exits_2_with_one_line(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="binary")
+    done = rollout(task_dir, "--scaffold", "react", "--policy", "baseline", "--samples", "0", "--out", tmp_path / "out.jsonl")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["sandmle rollout: --samples, --concurrency, --max-turns and --max-tokens must be at least 1"]
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--policy", "gpt-4"], "unknown policy spec 'gpt-4'"),
+    (["--policy", "baseline:x"], "integer seed"),
+    (["--scaffold", "autogpt"], "invalid choice: 'autogpt'"),
+    (["--api-key-env", "MY_KEY"], "--api-key-env applies to openai"),
+])
+def test_unusable_arguments_in_process(tmp_path, capsys, bad, message):
+    from sandmle.cli import main
+
+    arguments = {"--scaffold": "react", "--policy": "baseline", "--out": str(tmp_path / "out.jsonl")}
+    arguments.update(dict(zip(bad[::2], bad[1::2])))
+    try:
+        code = main(["rollout", str(make_bundle(tmp_path, kind="binary")), *[part for pair in arguments.items() for part in pair]])
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    error = capsys.readouterr().err
+    assert code == 2 and len(error.strip().splitlines()) == 1 and message in error
+    assert not (tmp_path / "out.jsonl").exists()
+
+    code = main(["rollout", str(tmp_path), "--scaffold", "aide", "--policy", "baseline", "--out", str(tmp_path / "out.jsonl")])
+    assert code == 2 and "not a task bundle" in capsys.readouterr().err
