@@ -16,6 +16,7 @@ or groups the step made; killing the keeper's group does the same from the outsi
 
 import ctypes
 import json
+import linecache
 import os
 import resource
 import select
@@ -225,6 +226,8 @@ def run_step(request, root):
         sys.path[:] = [p for p in sys.path if not p.startswith(request["zygote_dir"])]
         sys.argv = ["step.py"]
         namespace = {"__name__": "__main__", "__file__": "/workdir/step.py", "__builtins__": __builtins__}
+        # Tracebacks then quote the agent's lines, as they would for a script run from a file.
+        linecache.cache["step.py"] = (len(request["payload"]), None, request["payload"].splitlines(True), "step.py")
         try:
             exec(compile(request["payload"], "step.py", "exec"), namespace)
             code = 0
@@ -232,8 +235,9 @@ def run_step(request, root):
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             if not isinstance(stop.code, (int, type(None))):
                 print(stop.code, file=sys.stderr)
-        except BaseException:
-            traceback.print_exc()
+        except BaseException as error:
+            # Starting at the agent's own frame: this file's frame means nothing to the agent.
+            traceback.print_exception(type(error), error, error.__traceback__.tb_next)
             code = 1
         sys.stdout.flush()
         sys.stderr.flush()

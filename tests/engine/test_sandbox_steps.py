@@ -56,6 +56,8 @@ def test_public_is_read_only_and_errors_are_reported(sandbox):
     assert (sandbox.public_dir / "train.csv").read_text().startswith("id,x,y")
     failing = sandbox.run_python("raise ValueError('bad model')")
     assert failing.termination == "error" and failing.exit_code == 1 and "ValueError: bad model" in failing.stderr
+    # The traceback quotes the agent's line and shows none of the sandbox's own frames or paths.
+    assert "    raise ValueError('bad model')" in failing.stderr and "zygote" not in failing.stderr
     assert failing.wall_s > 0 and failing.cpu_s >= 0
 
 
