@@ -80,8 +80,8 @@ class Sandbox:
         for name in sorted(_directories(self.workdir) - directories_before, key=len, reverse=True):
             shutil.rmtree(self.workdir / name, ignore_errors=True)
         result.termination = "killed"
-        result.stderr += (f"\n[sandbox: the step took the scratch directory over its {self.limits.workdir_mb} MB quota; "
-                          f"it was stopped and the {len(result.files_changed)} files it wrote were removed]")
+        result.stderr += (f"\n[sandbox: the step took the scratch directory over its {self.limits.workdir_mb} MB "
+                          f"quota; it was stopped and the {len(result.files_changed)} files it wrote were removed]")
         result.files_changed = []
 
     def _command(self, *, kind: str, step_dir: Path) -> list[str]:
@@ -177,7 +177,8 @@ class Sandbox:
 
 
 def _directories(root: Path) -> set[str]:
-    return {os.path.relpath(os.path.join(parent, name), root) for parent, dirs, _files in os.walk(root) for name in dirs}
+    return {os.path.relpath(os.path.join(parent, name), root)
+            for parent, dirs, _files in os.walk(root) for name in dirs}
 
 
 def _kill_group(pid: int) -> None:

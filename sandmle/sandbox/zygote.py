@@ -205,7 +205,7 @@ def _init_program():
 
 
 def run_step(request, root):
-    """The step itself, PID 2 of its namespace: cgroups, root, uid drop, limits, then the agent's code. Never returns."""
+    """The step, PID 2 of its namespace: cgroups, root, uid drop, limits, then the agent's code. Never returns."""
     code = 1
     try:
         os.closerange(3, 1 << 16)  # the keeper's report and init pipes
@@ -297,7 +297,7 @@ def serve(root):
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
         if not keeper_reaped:
-            os.waitpid(keeper, 0)  # the keeper's own exit (freeing its copy of this big process) is off the reply's path
+            os.waitpid(keeper, 0)  # the keeper's exit (freeing its copy of this big process) is off the reply's path
 
 
 def main():
