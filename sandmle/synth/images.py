@@ -17,13 +17,16 @@ def _background(rng: np.random.Generator, n_rows: int, side: int, top: float, *,
 
 
 def quadrant_images(rng: np.random.Generator, n_rows: int, side: int, top: float) -> np.ndarray:
-    """One or two quadrants lit by a random amount over a dim, noisy background."""
-    images = _background(rng, n_rows, side, top, base=0.35, noise=0.08)
+    """One to three quadrants lit by a patch of random size and brightness, so that which quadrant is brightest on
+    average is often a close call, over a dim, noisy background."""
+    images = _background(rng, n_rows, side, top, base=0.3, noise=0.08)
     half = side // 2
     for row in range(n_rows):
-        for _ in range(int(rng.integers(1, 3))):
-            r, c = int(rng.integers(2)) * half, int(rng.integers(2)) * half
-            images[row, r:r + half, c:c + half] += rng.uniform(0.3, 0.65) * top
+        for quadrant in rng.choice(4, size=int(rng.integers(1, 4)), replace=False):
+            height, width = rng.integers(max(half // 2, 1), half + 1, size=2)
+            r = int(quadrant) // 2 * half + int(rng.integers(0, half - height + 1))
+            c = int(quadrant) % 2 * half + int(rng.integers(0, half - width + 1))
+            images[row, r:r + height, c:c + width] += rng.uniform(0.3, 0.7) * top
     return images
 
 

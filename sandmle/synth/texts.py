@@ -1,7 +1,7 @@
 """Text generation: free-text notes in a sector's vocabulary that plant key phrases and lexicon words, at the DNA's length.
 
 Each note mixes sentences that carry a key phrase (sometimes negated: "no oil leak was seen"), sentences that carry
-words of the sector's lexicons (how many varies from note to note), and neutral filler up to a length drawn around
+words of the sector's lexicons (how many varies from note to note; some negated: "the rotor was not worn"), and neutral filler up to a length drawn around
 the seed's mean words per value. The text rules (sandmle.synth.rules.text) read notes with `tokenize`,
 `phrase_count` and `lexicon_count` below, so generation and rules agree on what a word and a phrase are.
 """
@@ -42,9 +42,9 @@ def phrase_count(tokens: list[str], phrase: str) -> int:
 
 
 def lexicon_count(tokens: list[str], terms) -> int:
-    """Mentions of a lexicon's terms: every occurrence of a single word, un-negated occurrences of a phrase."""
+    """Mentions of a lexicon's terms (words or phrases) not negated by the word just before them."""
     words = {term for term in terms if " " not in term}
-    count = sum(token in words for token in tokens)
+    count = sum(token in words and (index == 0 or tokens[index - 1] not in NEGATIONS) for index, token in enumerate(tokens))
     return count + sum(phrase_count(tokens, term) for term in terms if " " in term)
 
 
@@ -87,6 +87,9 @@ def _note(vocabulary: Vocabulary, length: int, rng: np.random.Generator) -> str:
         count = int(rng.poisson(rng.gamma(1.0) * length / 14))
         groups: list[list[str]] = []  # up to three words a sentence, never one word twice in a sentence
         for word in (str(word) for word in rng.choice(lexicon, size=count)):
+            if rng.random() < NEGATION_SHARE / 2:  # "the gearbox was not worn": seen by a bag of words, not counted
+                described.append(f"{_pick(vocabulary.subjects, rng)} was not {word}.")
+                continue
             group = next((g for g in groups if len(g) < 3 and word not in g), None)
             if group is None:
                 groups.append(group := [])

@@ -61,7 +61,7 @@ def test_notes_are_deterministic_and_as_long_as_the_dna_says(mean_length):
 
 
 def test_phrases_count_unless_negated_and_lexicons_count_words_and_phrases():
-    tokens = tokenize("No oil leak was seen. Oil leak near the rotor; without oil leak later. Worn, WORN and rusty.")
+    tokens = tokenize("No oil leak was seen. Oil leak near the rotor; without oil leak later. Worn, WORN, not worn, rusty.")
     assert phrase_count(tokens, "oil leak") == 1
     assert lexicon_count(tokens, ["worn", "rusty", "oil leak"]) == 4
     assert tokenize(float("nan")) == []

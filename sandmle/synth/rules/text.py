@@ -147,7 +147,8 @@ def describe_lexicon_counts(rule: dict, label_names: list[str]) -> str:
     score = f"the number of {rule['plus_name']} words ({', '.join(rule['plus'])}) in {rule['column']}"
     if rule["minus"]:
         score += f" minus the number of {rule['minus_name']} words ({', '.join(rule['minus'])})"
-    return f"Score = {score}; {describe_bands(rule['cuts'], label_names, lowest=None if rule['minus'] else 0)}."
+    bands = describe_bands(rule["cuts"], label_names, lowest=None if rule["minus"] else 0)
+    return f"Score = {score}, a word right after 'no', 'not' or 'without' not counted; {bands}."
 
 
 # --- lexicon score (regression) ----------------------------------------------------------------------------------
@@ -172,7 +173,7 @@ def apply_lexicon_score(rule: dict, features: pd.DataFrame) -> np.ndarray:
 
 def describe_lexicon_score(rule: dict, label_names: list[str]) -> str:
     terms = " ".join(f"{t['weight']:+.3g} x mentions of {t['lexicon']} terms ({', '.join(t['words'])})" for t in rule["terms"])
-    return (f"target = {rule['intercept']:.4g} {terms}, counted in {rule['column']} (a phrase right after 'no', 'not' or "
+    return (f"target = {rule['intercept']:.4g} {terms}, counted in {rule['column']} (a term right after 'no', 'not' or "
             f"'without' does not count).")
 
 
