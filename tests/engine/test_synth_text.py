@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from sandmle.seeds import load_csv_seed
-from sandmle.synth import rules, synthesize
+from sandmle.synth import calibrate, rules, synthesize
 from sandmle.synth.columns import feature_kind
 from sandmle.synth.domains import DOMAINS, DomainChoice
 from sandmle.synth.text_corpus import all_vocabularies, vocabulary_for
@@ -168,3 +168,19 @@ def test_cli_synthesizes_a_validated_task_from_a_text_csv(review_seed, tmp_path)
     assert summary["rule_family"] in rules.TEXT_FAMILIES
     task = json.loads((tmp_path / summary["id"] / "task.json").read_text())
     assert task["spec"]["dna"]["modality"] == "text"
+
+
+def test_reference_models_read_text_and_the_critic_probes_handle_it():
+    choice = _choice("bank_complaints")
+    frame = _text_frame(choice, rows=500)
+    rule = rules.design_rule("key_phrases", frame, n_classes=2, rng=np.random.default_rng(3))
+    labels = rules.apply_rule(rule, frame)
+    train, test = frame.iloc[:200], frame.iloc[200:]
+    ladder = calibrate.ladder_scores(x_train=train, y_train=labels[:200], x_test=test, y_test=labels[200:],
+                                     oracle_prediction=labels[200:], metric="accuracy", task_type="binary", labels=[0, 1])
+    assert ladder["linear"] > ladder["baseline"] + 0.1  # the words carry the signal, through TF-IDF
+    leaks = calibrate.single_column_scores(train, test, labels[:200], labels[200:], metric="accuracy", task_type="binary")
+    assert "note" not in leaks and "reading" in leaks  # the notes are the task's input, not a leak
+    assert calibrate.shift_pvalues(train, test)["note"] > 1e-3
+    longer = test.assign(note=test["note"] + " " + test["note"])
+    assert calibrate.shift_pvalues(train, longer)["note"] < 1e-3  # notes twice as long in test: a shift
