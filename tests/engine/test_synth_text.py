@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from sandmle.seeds import load_csv_seed
-from sandmle.synth import calibrate, rules, synthesize
+from sandmle.synth import TaskSpec, build_bundle, calibrate, rules, synthesize, verify_bundle
 from sandmle.synth.columns import feature_kind
 from sandmle.synth.domains import DOMAINS, DomainChoice
 from sandmle.synth.text_corpus import all_vocabularies, vocabulary_for
@@ -149,6 +149,14 @@ def test_synthesized_text_tasks_validate_with_the_text_in_their_csvs(text_tasks,
     description = (root / "public/description.md").read_text()
     assert f"`{column}` | free text" in description
     assert "review" not in " ".join(train.columns)  # the seed's names never come through
+
+
+def test_text_bundles_rebuild_byte_for_byte(text_tasks, tmp_path):
+    original = Path(text_tasks["lexicon_counts"].bundle_dir)
+    assert verify_bundle(original)
+    rebuilt = build_bundle(TaskSpec.from_dict(json.loads((original / "task.json").read_text())["spec"]), tmp_path)
+    for relative in ("public/train.csv", "public/test.csv", "public/description.md", "private/answers.csv"):
+        assert (rebuilt / relative).read_bytes() == (original / relative).read_bytes(), relative
 
 
 def test_text_regression_seed_makes_a_validated_task(tmp_path):
