@@ -3,7 +3,6 @@
 import json
 
 from sandmle.commands.seed_args import add_seed_arguments, seed_from_args
-from sandmle.dna import extract_dna
 
 
 def add_parser(subparsers):
@@ -14,5 +13,7 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
+    from sandmle.dna import extract_dna
+
     print(json.dumps(extract_dna(seed_from_args(args)).to_dict(), indent=2, sort_keys=True))
     return 0

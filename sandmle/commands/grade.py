@@ -6,21 +6,25 @@ import argparse
 import json
 from pathlib import Path
 
-from sandmle.grading import SPLITS, grade_submission
-from sandmle.rewards import compute_reward
+# The command line loads before pandas does: grading and rewards are imported when a grade is asked for.
+SPLITS = ("private", "public", "all")
+REWARDS = ("dense", "sparse")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("grade", help="grade a submission CSV against a task bundle's private answers")
     parser.add_argument("task_dir", type=Path, help="the task bundle directory (holding private/grading.json)")
     parser.add_argument("submission", type=Path, help="the submission CSV")
-    parser.add_argument("--reward", choices=("dense", "sparse"), default="dense", help="reward scheme (default dense)")
+    parser.add_argument("--reward", choices=REWARDS, default="dense", help="reward scheme (default dense)")
     parser.add_argument("--split", choices=SPLITS, default="private", help="answers to score on (default private)")
     parser.add_argument("--format-rate", type=float, default=1.0, help="share of well-formed agent turns, in [0, 1]")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    from sandmle.grading import grade_submission
+    from sandmle.rewards import compute_reward
+
     report = grade_submission(args.task_dir, args.submission, split=args.split)
     reward = compute_reward(args.reward, report=report, format_rate=args.format_rate)
     print(json.dumps({"report": report.to_dict(), "reward": reward.to_dict()}, indent=2))

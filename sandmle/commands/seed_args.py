@@ -3,7 +3,6 @@
 from pathlib import Path
 
 from sandmle.errors import UsageError
-from sandmle.seeds import SeedError, load_bundled_seed, load_csv_seed
 
 
 def add_seed_arguments(parser) -> None:
@@ -14,6 +13,8 @@ def add_seed_arguments(parser) -> None:
 
 
 def seed_from_args(args):
+    from sandmle.seeds import SeedError, load_bundled_seed, load_csv_seed
+
     name = getattr(args, "seed", None)
     try:
         if args.csv:

@@ -2,15 +2,15 @@
 
 import json
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import bundled_seed_names, load_bundled_seed
-
 
 def add_parser(subparsers):
     return subparsers.add_parser("seeds", help="list the bundled seeds")
 
 
 def run(args) -> int:
+    from sandmle.dna import extract_dna
+    from sandmle.seeds import bundled_seed_names, load_bundled_seed
+
     for name in bundled_seed_names():
         seed = load_bundled_seed(name)
         dna = extract_dna(seed)

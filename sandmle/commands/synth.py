@@ -5,7 +5,6 @@ from pathlib import Path
 
 from sandmle.commands.seed_args import add_seed_arguments, seed_from_args
 from sandmle.errors import UsageError
-from sandmle.synth import synthesize
 
 
 def add_parser(subparsers):
@@ -37,6 +36,8 @@ def llm_client_from_args(args):
 
 
 def run(args) -> int:
+    from sandmle.synth import synthesize
+
     if not 1 <= args.count <= 1000:
         raise UsageError("--count must be between 1 and 1000")
     llm = llm_client_from_args(args)

@@ -353,3 +353,12 @@ def test_cli_grade_exit_codes(label_task, tmp_path, capsys):
                           ((label_task,), "required")]:
         code, out, err = run_cli(capsys, *args)
         assert code == 2 and out == "" and len(err.splitlines()) == 1 and message in err, (args, err)
+
+
+def test_grade_command_choices_match_the_engine():
+    """The command line names splits and schemes without importing pandas; they must be the engine's own."""
+    from sandmle import grading, rewards
+    from sandmle.commands import grade as grade_command
+
+    assert set(grade_command.SPLITS) == set(grading.SPLITS)
+    assert set(grade_command.REWARDS) <= set(rewards.REWARD_SCHEMES)
