@@ -1,0 +1,92 @@
+"""The offline baseline on validated synthesized tasks: valid submissions with every scaffold, medals on some tasks.
+
+bench/baseline runs the same over more tasks and prints the rates.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from sandmle.agents import make_policy
+from sandmle.agents.policies.baseline_code import solution_code
+from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.rollout import EpisodeConfig, run_batch, summarize
+from sandmle.sandbox import SandboxPool
+
+SEEDS = ("iris", "wine", "breast_cancer", "diabetes", "digits")
+# The tree scaffolds get two nodes each (a draft, then an improve), enough to run both kinds of program.
+SCAFFOLD_OPTIONS = {"react": {}, "mle_agent": {}, "aide": {"steps": 2, "num_drafts": 1},
+                    "aira": {"steps": 2, "num_drafts": 1}}
+
+
+def review_seed_csv(rows: int = 240) -> bytes:
+    """A small uploaded seed with a free-text column, so that the text modality is covered too."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    praise, complaints = ["great battery", "fast shipping", "works well", "solid build"], ["broke quickly", "slow delivery", "poor quality", "stopped working"]
+    frame = []
+    for _ in range(rows):
+        helpful = int(rng.random() < 0.5)
+        phrases = list(rng.choice(praise if helpful else complaints, size=2)) + list(rng.choice(praise + complaints, size=1))
+        filler = " ".join(rng.choice(["the", "box", "price", "colour", "item", "arrived", "today"], size=8))
+        frame.append({"review": f"{', '.join(phrases).capitalize()}. {filler}.", "stars": int(rng.integers(1, 6)), "helpful": helpful})
+    return pd.DataFrame(frame).to_csv(index=False).encode()
+
+
+@pytest.fixture(scope="module")
+def validated_tasks(tmp_path_factory):
+    """One validated task per bundled seed (multiclass, binary, regression, image) and one from a text seed."""
+    from sandmle.seeds import load_bundled_seed, load_csv_seed
+    from sandmle.synth import synthesize
+
+    out_dir = tmp_path_factory.mktemp("baseline-tasks")
+    seeds = [load_bundled_seed(name) for name in SEEDS] + [load_csv_seed(review_seed_csv(), target="helpful")]
+    results = [result for seed in seeds for result in synthesize(seed, count=1, rng=3, out_dir=out_dir)]
+    validated = [result.bundle_dir for result in results if result.status == "validated"]
+    assert len(validated) >= 5, [(r.task_id, r.reasons) for r in results]
+    return validated
+
+
+@pytest.fixture(scope="module")
+def warm_pool():
+    with SandboxPool(max_zygotes=2) as pool:
+        pool.warm_up()
+        yield pool
+
+
+def test_baseline_reaches_valid_submissions_with_every_scaffold(validated_tasks, warm_pool):
+    policy = make_policy("baseline")
+    summaries, medals = {}, {}
+    for scaffold in SCAFFOLDS:
+        started = time.monotonic()
+        config = EpisodeConfig(feedback="validate", step_timeout_s=120.0, scaffold_options=SCAFFOLD_OPTIONS[scaffold])
+        trajectories = run_batch(validated_tasks, scaffold=scaffold, policy_spec=policy, samples=1, concurrency=2,
+                                 config=config, pool=warm_pool)
+        summary = summarize(trajectories)
+        summaries[scaffold] = (summary["valid_rate"], summary["medal_rate"], round(time.monotonic() - started, 1))
+        failures = [(t.task_id, t.termination, (t.error or "")[-500:], t.grade and t.grade["errors"])
+                    for t in trajectories if not (t.grade or {}).get("valid_submission")]
+        assert summary["valid_rate"] >= 0.95, (scaffold, failures)
+        assert all(t.error is None for t in trajectories), (scaffold, failures)
+        medals[scaffold] = sum(bool(t.grade["any_medal"]) for t in trajectories)
+    print("baseline (valid rate, medal rate, seconds) per scaffold:", summaries)
+    assert all(count >= 1 for count in medals.values()), summaries
+
+
+def test_fallback_levels_write_valid_submissions(validated_tasks, warm_pool, tmp_path):
+    """The programs the baseline falls back to after tracebacks (one family, no text/categoricals, the prior)."""
+    from sandmle.grading import grade_submission
+    from sandmle.sandbox import Limits, Sandbox
+
+    task_dir = validated_tasks[0]
+    for level in (1, 2, 3):
+        workdir = tmp_path / f"level{level}"
+        sandbox = Sandbox(public_dir=task_dir / "public", workdir=workdir, limits=Limits(timeout_s=120.0), pool=warm_pool)
+        result = sandbox.run_python(solution_code(level=level, seed=0, variant=level))
+        assert result.termination == "ok", result.stderr
+        report = grade_submission(task_dir, workdir / "submission.csv")
+        assert report.valid_submission, (level, report.errors)
