@@ -118,7 +118,7 @@ def test_uct_selection_and_backpropagation():
     backpropagate(nodes, buggy, lower_is_better=False)
     assert (good.visits, good.value, buggy.visits, buggy.value) == (1, 1.0, 1, 0.0)
     settings = {"num_drafts": 2, "lower_is_better": False, "max_debug_depth": 3, "crossover_prob": 0.0}
-    # Exploitation favours the good draft; with a large exploration bonus both are near-equal, the value decides.
+    # Equal visits give equal exploration bonuses, so the better mean value wins.
     assert uct_choice(nodes, random.Random(0), **settings) == ("improve", [good])
     child = Node(node_id=2, operator="improve", parent=0, is_bug=False, metric=0.9)
     good.children.append(2)
