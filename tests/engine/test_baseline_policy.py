@@ -14,27 +14,12 @@ from sandmle.agents.policies.baseline_code import solution_code
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.rollout import EpisodeConfig, run_batch, summarize
 from sandmle.sandbox import SandboxPool
+from tests.engine.text_seeds import write_review_csv
 
 SEEDS = ("iris", "wine", "breast_cancer", "diabetes", "digits")
 # The tree scaffolds get two nodes each (a draft, then an improve), enough to run both kinds of program.
 SCAFFOLD_OPTIONS = {"react": {}, "mle_agent": {}, "aide": {"steps": 2, "num_drafts": 1},
                     "aira": {"steps": 2, "num_drafts": 1}}
-
-
-def review_seed_csv(rows: int = 240) -> bytes:
-    """A small uploaded seed with a free-text column, so that the text modality is covered too."""
-    import numpy as np
-    import pandas as pd
-
-    rng = np.random.default_rng(0)
-    praise, complaints = ["great battery", "fast shipping", "works well", "solid build"], ["broke quickly", "slow delivery", "poor quality", "stopped working"]
-    frame = []
-    for _ in range(rows):
-        helpful = int(rng.random() < 0.5)
-        phrases = list(rng.choice(praise if helpful else complaints, size=2)) + list(rng.choice(praise + complaints, size=1))
-        filler = " ".join(rng.choice(["the", "box", "price", "colour", "item", "arrived", "today"], size=8))
-        frame.append({"review": f"{', '.join(phrases).capitalize()}. {filler}.", "stars": int(rng.integers(1, 6)), "helpful": helpful})
-    return pd.DataFrame(frame).to_csv(index=False).encode()
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +29,8 @@ def validated_tasks(tmp_path_factory):
     from sandmle.synth import synthesize
 
     out_dir = tmp_path_factory.mktemp("baseline-tasks")
-    seeds = [load_bundled_seed(name) for name in SEEDS] + [load_csv_seed(review_seed_csv(), target="helpful")]
+    reviews = load_csv_seed(write_review_csv(out_dir / "reviews.csv"), target="label", name="reviews")
+    seeds = [load_bundled_seed(name) for name in SEEDS] + [reviews]
     results = [result for seed in seeds for result in synthesize(seed, count=1, rng=3, out_dir=out_dir)]
     validated = [result.bundle_dir for result in results if result.status == "validated"]
     assert len(validated) >= 5, [(r.task_id, r.reasons) for r in results]
