@@ -138,6 +138,5 @@ def test_sampling_follows_the_ead_schedule(policy):
 
 
 def test_missing_checkpoint_directory_is_a_clear_error(tmp_path):
-    pytest.importorskip("torch")
     with pytest.raises(FileNotFoundError, match="checkpoint directory not found"):
         make_policy(f"hf:{tmp_path / 'nope'}")

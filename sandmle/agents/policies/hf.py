@@ -38,12 +38,12 @@ class HFPolicy:
     """Loads AutoModelForCausalLM/AutoTokenizer from a directory and samples token by token."""
 
     def __init__(self, *, checkpoint: str | Path, device: str | None = None) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         path = Path(checkpoint)
         if not path.is_dir():
             raise FileNotFoundError(f"checkpoint directory not found: {path}")
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
         self.name = f"hf:{path.name}"
         self.torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
