@@ -6,6 +6,7 @@ import queue
 import threading
 from pathlib import Path
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle_web.dispatch import enqueue
@@ -96,10 +97,12 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     def episodes() -> None:
         try:
             config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
+            # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
+            options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
             outcome["trajectories"] = run_batch(
                 sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
                 policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
-                on_trajectory=finished.put, should_cancel=cancelled.is_set,
+                on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
             )
         except Exception as error:  # reported on the row below
             outcome["error"] = error

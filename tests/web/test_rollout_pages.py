@@ -53,3 +53,25 @@ def test_batch_trajectory_compare_and_export_pages(client_for, finished_batch):
 
 def test_redelivered_batch_does_nothing(finished_batch):
     assert services.rollout_batch_execute(batch_id=finished_batch.id, worker="again") is False
+
+
+def test_openai_batch_uses_the_deployments_key_variable(users, task_set, settings, monkeypatch,
+                                                        django_capture_on_commit_callbacks):
+    """A batch with an OpenAI-compatible policy reaches the endpoint with the key the deployment names."""
+    from tests.chat_server import ChatServer
+
+    settings.SANDMLE_LLM_KEY_ENV = "STUDIO_POLICY_KEY"
+    monkeypatch.setenv("STUDIO_POLICY_KEY", "sk-studio-test")
+    answer = "<think>copy the sample</think><python>import shutil; shutil.copy('/public/sample_submission.csv', " \
+             "'submission.csv')</python>"
+    with ChatServer(reply_fn=lambda request: answer if len(request["messages"]) <= 2 else
+                    "<think>done</think><answer>submission.csv</answer>") as server:
+        with django_capture_on_commit_callbacks(execute=False):
+            batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy=f"openai:m@{server.base_url}",
+                                                  samples=1, max_turns=3, user=users["curator"])
+        assert services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
+    batch.refresh_from_db()
+    assert batch.state == "succeeded", batch.error
+    assert {request["_headers"]["authorization"] for request in server.requests} == {"Bearer sk-studio-test"}
+    assert batch.summary["valid_rate"] == 1.0
+    assert "sk-studio-test" not in json.dumps(list(batch.trajectories.values_list("record", flat=True)))
