@@ -192,12 +192,17 @@ def step_tree(request, root, zygote_pid, report_fd):
         os.write(report_fd, json.dumps(report).encode() + b"\n")
         os._exit(0)
     except BaseException:
-        try:
-            traceback.print_exc()
-            sys.stderr.flush()
-        except BaseException:
-            pass
+        _report_crash()
     os._exit(1)
+
+
+def _report_crash():
+    """Print the sandbox's own failure to the step's stderr; nothing may escape a forked child."""
+    try:
+        traceback.print_exc()
+        sys.stderr.flush()
+    except BaseException:
+        pass
 
 
 def _init_program():
@@ -242,11 +247,7 @@ def run_step(request, root):
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:
-        try:
-            traceback.print_exc()
-            sys.stderr.flush()
-        except BaseException:
-            pass
+        _report_crash()
     os._exit(code)
 
 
