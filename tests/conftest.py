@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# The local chat-completions server and its fixtures (chat_server, chat_client), for every test that needs an endpoint.
+pytest_plugins = ("tests.chat_server",)
+
 # Playwright's sync API keeps an event loop running in the test thread; Django must allow ORM calls there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from sandmle.llm import ChatClient, LLMError, chat_json, extract_json_object
-from tests.chat_server import chat_client, chat_server, completion  # noqa: F401  (fixtures)
+from tests.chat_server import completion
 
 
 def test_chat_sends_options_and_parses_reply(chat_server, chat_client):

@@ -18,7 +18,7 @@ from sandmle.seeds import load_bundled_seed
 from sandmle.synth import rules, synthesize, verify_bundle
 from sandmle.synth.domains import DOMAINS
 from sandmle.synth.llm_stages import LLMDomainStage, LLMRuleStage, rule_problems
-from tests.chat_server import ChatServer, chat_client, chat_server  # noqa: F401  (fixtures)
+from tests.chat_server import ChatServer
 from tests.engine.llm_replies import hydro_domain, simulated_llm
 
 IRIS_NAMES = {"sepal", "petal", "setosa", "versicolor", "virginica"}

@@ -10,7 +10,7 @@ import pytest
 from sandmle.agents import SamplingParams, make_policy
 from sandmle.llm import LLMError
 from sandmle.rollout import EpisodeConfig, run_batch, run_episode
-from tests.chat_server import ChatServer, chat_server, completion  # noqa: F401  (fixture)
+from tests.chat_server import ChatServer, completion
 from tests.engine.rollout_bundles import COPY_SAMPLE, make_bundle
 
 SECRET = "sk-test-do-not-log-4242"

@@ -9,7 +9,7 @@ import pytest
 from sandmle.errors import UsageError
 from sandmle.grading import GradeReport
 from sandmle.rewards import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
-from tests.chat_server import ChatServer, chat_client, chat_server  # noqa: F401  (fixtures)
+from tests.chat_server import ChatServer
 
 
 def report(milestone=None, valid=True) -> GradeReport:

@@ -109,3 +109,14 @@ def test_image_bundles_rebuild_byte_for_byte(image_tasks, tmp_path):
     rebuilt = build_bundle(TaskSpec.from_dict(json.loads((original / "task.json").read_text())["spec"]), tmp_path)
     pngs = sorted((original / "public/images").iterdir())
     assert pngs and all((rebuilt / "public/images" / png.name).read_bytes() == png.read_bytes() for png in pngs)
+
+
+def test_bright_quadrant_reads_the_brightest_quadrant():
+    pixels = np.zeros((4, 64))
+    for quadrant, (r, c) in enumerate([(0, 0), (0, 4), (4, 0), (4, 4)]):
+        image = np.zeros((8, 8))
+        image[r:r + 4, c:c + 4] = 16
+        pixels[quadrant] = image.ravel()
+    frame = pd.DataFrame(pixels, columns=[f"px_{i}" for i in range(64)])
+    rule = rules.design_rule("bright_quadrant", frame, n_classes=10, rng=np.random.default_rng(0))
+    assert list(rules.apply_rule(rule, frame)) == [0, 1, 2, 3]

@@ -6,7 +6,6 @@ import pytest
 
 from tasks_app import services
 from tasks_app.models import Seed, SynthesisRun
-from tests.chat_server import chat_server  # noqa: F401  (fixture)
 from tests.engine.llm_replies import simulated_llm
 
 
