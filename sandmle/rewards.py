@@ -110,7 +110,7 @@ def render_trajectory(trajectory: dict, *, max_chars_per_field: int = 2000) -> s
     lines = []
     for index, turn in enumerate(trajectory.get("turns") or [], start=1):
         lines.append(f"## Turn {index} ({turn.get('role', '?')})")
-        for key in ("content", "code", "observation"):
+        for key in ("thinking", "text", "content", "code", "observation"):
             if turn.get(key):
                 lines.append(f"[{key}]\n{clip(str(turn[key]))}")
     return "\n".join(lines) or "(empty trajectory)"
@@ -161,6 +161,11 @@ def dense_rubric_reward(
         raise UsageError(f"rubric_weight must be in [0, 1], not {rubric_weight}")
     dense = dense_reward(report=report, format_rate=format_rate)
     rubric = rubric_reward(report=report, format_rate=format_rate, trajectory=trajectory, **rubric_options)
+    return combine_dense_rubric(dense, rubric, rubric_weight=rubric_weight)
+
+
+def combine_dense_rubric(dense: RewardBreakdown, rubric: RewardBreakdown, *, rubric_weight: float) -> RewardBreakdown:
+    """The dense+rubric breakdown from the two already judged, so a run that stores both calls the judge once."""
     components = {f"dense.{key}": (1 - rubric_weight) * value for key, value in dense.components.items()}
     components.update({f"rubric.{key}": rubric_weight * value for key, value in rubric.components.items()})
     return RewardBreakdown("dense+rubric", sum(components.values()), components, rubric.details)

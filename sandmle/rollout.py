@@ -33,10 +33,15 @@ class EpisodeConfig:
     sampling: SamplingParams = field(default_factory=SamplingParams)
     seed: int = 0
     scaffold_options: dict[str, Any] = field(default_factory=dict)
+    # A judge (sandmle.llm.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's rewards.
+    rubric_judge: Any = None
+    rubric_weight: float = 0.2
 
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_MODES:
             raise UsageError(f"feedback {self.feedback!r}: expected one of {', '.join(FEEDBACK_MODES)}")
+        if not 0.0 <= self.rubric_weight <= 1.0:
+            raise UsageError(f"rubric weight {self.rubric_weight}: expected a share in [0, 1]")
 
 
 @dataclass
@@ -158,7 +163,7 @@ def run_episode(
                 close()
         report = _grade(trajectory, task_dir, workdir / "submission.csv")
         _record_turns(trajectory, context)
-        _reward_all(trajectory, report)
+        _reward_all(trajectory, report, judge=config.rubric_judge, rubric_weight=config.rubric_weight)
     except Exception:
         trajectory.termination = "error"
         trajectory.error = traceback.format_exc()
@@ -191,16 +196,19 @@ def _grade(trajectory: Trajectory, task_dir: Path, submission: Path) -> Any:
     return report
 
 
-def _reward_all(trajectory: Trajectory, report: Any) -> None:
-    """The breakdown of every scheme that needs no judge model; needs the format rate, so it runs after the turns.
+def _reward_all(trajectory: Trajectory, report: Any, *, judge: Any = None, rubric_weight: float = 0.2) -> None:
+    """Every scheme's breakdown; needs the format rate, so it runs after the turns. The rubric ones need a judge."""
+    from sandmle.rewards import combine_dense_rubric, compute_reward
 
-    Rubric schemes call a judge endpoint and are computed by the training run that configures one.
-    """
-    from sandmle.rewards import compute_reward
-
-    for name in ("dense", "sparse"):
-        trajectory.rewards[name] = compute_reward(name, report=report, format_rate=trajectory.format_rate,
-                                                  trajectory=trajectory.to_dict()).to_dict()
+    record = trajectory.to_dict()
+    breakdowns = {name: compute_reward(name, report=report, format_rate=trajectory.format_rate, trajectory=record)
+                  for name in ("dense", "sparse")}
+    if judge is not None:
+        breakdowns["rubric"] = compute_reward("rubric", report=report, format_rate=trajectory.format_rate,
+                                              trajectory=record, judge=judge)
+        breakdowns["dense+rubric"] = combine_dense_rubric(breakdowns["dense"], breakdowns["rubric"],
+                                                          rubric_weight=rubric_weight)
+    trajectory.rewards = {name: breakdown.to_dict() for name, breakdown in breakdowns.items()}
 
 
 class _SerialPolicy:

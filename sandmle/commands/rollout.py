@@ -27,7 +27,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--api-key-env", default=None,
                         help="name of the environment variable holding an openai policy's API key")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge-url", help="an OpenAI-compatible endpoint that judges the rubric; adds the rubric and "
+                                            "dense+rubric rewards")
+    parser.add_argument("--judge-model", help="the judge model at --judge-url")
+    parser.add_argument("--judge-key-env", default="OPENAI_API_KEY", help="the variable holding the judge's API key")
+    parser.add_argument("--rubric-weight", type=float, default=0.2, help="the rubric's share of dense+rubric")
     return parser
+
+
+def _judge_from_args(args):
+    if not (args.judge_url or args.judge_model):
+        return None
+    if not (args.judge_url and args.judge_model):
+        raise UsageError("--judge-url and --judge-model go together")
+    if not args.judge_url.startswith(("http://", "https://")):
+        raise UsageError(f"--judge-url must be an http(s) URL, got {args.judge_url!r}")
+    from sandmle.llm import ChatClient
+
+    return ChatClient(args.judge_url, args.judge_model, api_key_env=args.judge_key_env)
 
 
 def run(args) -> int:
@@ -46,7 +63,8 @@ def run(args) -> int:
         policy_options["api_key_env"] = args.api_key_env
     policy = make_policy(args.policy, **policy_options)  # a bad spec fails here, before any output is written
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
-                           step_timeout_s=args.step_timeout, seed=args.seed,
+                           step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=_judge_from_args(args),
+                           rubric_weight=args.rubric_weight,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as out:

@@ -152,3 +152,29 @@ def test_unreachable_judge_gives_dense_plus_zero_rubric():
     assert breakdown.total == pytest.approx(0.75 * 1.0)
     assert breakdown.details["judge_failures"] == ["cross_validation", "missing_values", "inspects_data"]
     assert all("cannot reach" in verdict["reason"] for verdict in breakdown.details["verdicts"].values())
+
+
+def test_episode_with_a_judge_stores_rubric_and_dense_plus_rubric(tmp_path, chat_server, chat_client):
+    """A run that configures a judge gets both rubric schemes on every trajectory, each criterion judged once."""
+    from sandmle.rollout import EpisodeConfig, run_episode
+    from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
+
+    def judge(request: dict):
+        asked = request["messages"][1]["content"]
+        # The judge sees the policy's own words, not only its code: "inspects" is met by the thinking text.
+        met = "inspects" in asked and "I look at the columns first" in asked
+        return json.dumps({"met": met, "reason": "thinking says so" if met else "not seen"})
+
+    chat_server.reply_fn = judge
+    policy = ScriptedPolicy([f"<think>I look at the columns first</think><python>{COPY_SAMPLE}</python>",
+                             "<think>done</think><answer>submission.csv</answer>"])
+    config = EpisodeConfig(rubric_judge=chat_client, rubric_weight=0.5)
+    trajectory = run_episode(make_bundle(tmp_path, kind="binary"), scaffold="react", policy=policy, config=config)
+    assert trajectory.error is None, trajectory.error
+    rewards = trajectory.rewards
+    assert set(rewards) == {"dense", "sparse", "rubric", "dense+rubric"}
+    assert rewards["rubric"]["total"] == pytest.approx(0.3)
+    assert rewards["dense+rubric"]["total"] == pytest.approx(0.5 * rewards["dense"]["total"] + 0.5 * 0.3)
+    assert len(chat_server.requests) == 3  # one call per criterion, shared by both schemes
+    with pytest.raises(UsageError, match="rubric weight"):
+        EpisodeConfig(rubric_weight=1.5)

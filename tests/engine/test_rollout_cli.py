@@ -48,6 +48,9 @@ def test_one_bad_argument_exits_2_with_one_line(tmp_path):
     (["--policy", "baseline:x"], "integer seed"),
     (["--scaffold", "autogpt"], "invalid choice: 'autogpt'"),
     (["--api-key-env", "MY_KEY"], "--api-key-env applies to openai"),
+    (["--judge-url", "http://127.0.0.1:9/v1"], "--judge-url and --judge-model go together"),
+    (["--judge-url", "ftp://judge", "--judge-model", "j"], "must be an http(s) URL"),
+    (["--rubric-weight", "2"], "rubric weight 2.0"),
 ])
 def test_unusable_arguments_in_process(tmp_path, capsys, bad, message):
     from sandmle.cli import main
@@ -64,3 +67,21 @@ def test_unusable_arguments_in_process(tmp_path, capsys, bad, message):
 
     code = main(["rollout", str(tmp_path), "--scaffold", "aide", "--policy", "baseline", "--out", str(tmp_path / "out.jsonl")])
     assert code == 2 and "not a task bundle" in capsys.readouterr().err
+
+
+def test_rollout_with_a_rubric_judge(tmp_path, capsys, chat_server, monkeypatch):
+    from sandmle.cli import main
+
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge")
+    chat_server.reply_fn = lambda request: json.dumps({"met": True, "reason": "yes"})
+    out = tmp_path / "judged.jsonl"
+    code = main(["rollout", str(make_bundle(tmp_path, kind="binary")), "--scaffold", "react", "--policy", "baseline",
+                 "--out", str(out), "--judge-url", chat_server.base_url, "--judge-model", "judge",
+                 "--judge-key-env", "JUDGE_KEY", "--rubric-weight", "0.5"])
+    assert code == 0, capsys.readouterr().err
+    record = json.loads(out.read_text())
+    assert record["rewards"]["rubric"]["total"] == pytest.approx(1.0)
+    dense = record["rewards"]["dense"]["total"]
+    assert record["rewards"]["dense+rubric"]["total"] == pytest.approx(0.5 * dense + 0.5)
+    assert {request["_headers"]["authorization"] for request in chat_server.requests} == {"Bearer sk-judge"}
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["mean_reward"]["rubric"] == pytest.approx(1.0)
