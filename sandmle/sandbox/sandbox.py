@@ -98,7 +98,10 @@ class Sandbox:
                    if as_root else ["--unshare-all"])
         args = [self.bwrap, *unshare, "--die-with-parent", "--new-session",
                 "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin"]
+                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+                # /tmp is the step's (TMPDIR points there): world-writable like a real /tmp, as small as one file may
+                # be, and made before the binds so that a Python environment under the host's /tmp shows inside it.
+                "--perms", "1777", "--size", str(self.limits.file_size_mb << 20), "--tmpfs", "/tmp"]
         # Parents that bwrap creates for a bind (say /root above a pyenv prefix) must be traversable by the step's uid.
         binds = [paths["base_prefix"]] + [site for site in filter(None, paths["site_packages"].split(os.pathsep))
                                           if not site.startswith(paths["base_prefix"] + os.sep)]
@@ -111,11 +114,8 @@ class Sandbox:
         for etc_file in ("/etc/ld.so.cache", "/etc/localtime"):
             if os.path.exists(etc_file):
                 args += ["--ro-bind", etc_file, etc_file]
-        # /tmp is the step's (TMPDIR points there): world-writable like a real /tmp, and as small as one file may be.
         args += ["--ro-bind", str(self.public_dir), "/public", "--bind", str(self.workdir), "/workdir",
-                 "--ro-bind", str(step_dir), "/.sandmle",
-                 "--perms", "1777", "--size", str(self.limits.file_size_mb << 20), "--tmpfs", "/tmp",
-                 "--proc", "/proc", "--dev", "/dev", "--chdir", "/workdir", "--"]
+                 "--ro-bind", str(step_dir), "/.sandmle", "--proc", "/proc", "--dev", "/dev", "--chdir", "/workdir", "--"]
         if as_root:
             args += ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]

@@ -60,6 +60,9 @@ def build_root(root, request):
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
     for link, target in (("lib", "usr/lib"), ("lib64", "usr/lib64"), ("bin", "usr/bin"), ("sbin", "usr/sbin")):
         os.symlink(target, os.path.join(root, link))
+    # The step's /tmp first: a Python environment that lives under the host's /tmp is then bound inside it, not hidden.
+    os.makedirs(root + "/tmp")
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={request['tmp_mb']}m,mode=1777")
     binds = [("/usr", True)] + [(path, True) for path in request["python_dirs"]]
     for source, read_only in binds:
         target = root + source
@@ -74,11 +77,10 @@ def build_root(root, request):
         if os.path.exists(etc_file):
             open(root + etc_file, "w").close()
             bind(etc_file, root + etc_file, read_only=True)
-    for name in ("public", "workdir", "tmp", "proc", "dev", ".old_root"):
+    for name in ("public", "workdir", "proc", "dev", ".old_root"):
         os.makedirs(os.path.join(root, name))
     bind(request["public_dir"], root + "/public", read_only=True)
     bind(request["workdir"], root + "/workdir", read_only=False)
-    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={request['tmp_mb']}m,mode=1777")
     mount("tmpfs", root + "/dev", "tmpfs", MS_NOSUID, "size=64k,mode=0755")
     for device in ("null", "zero", "random", "urandom", "full"):
         open(root + "/dev/" + device, "w").close()

@@ -81,3 +81,23 @@ def test_pool_serialises_steps_beyond_its_size_and_recycles_interpreters(tmp_pat
         elapsed = time.monotonic() - start
     assert [result.stdout.strip() for result in results] == ["done"] * 3, results
     assert elapsed >= 0.9  # one interpreter: the three steps ran one after another, across a recycled zygote
+
+
+@pytest.mark.parametrize("path", ["warm", "cold"])
+def test_packages_under_the_hosts_tmp_stay_visible_beside_the_steps_tmp(path, tmp_path, monkeypatch):
+    """A checkout (and its virtualenv) under the host's /tmp: the step's own /tmp must not hide its packages."""
+    site = tmp_path / "env" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "probe_package_under_tmp.py").write_text("VALUE = 'found'\n")
+    monkeypatch.syspath_prepend(str(site))
+    public = tmp_path / "public"
+    public.mkdir()
+    code = ("import probe_package_under_tmp, os\nopen('/tmp/scratch', 'w').write('x')\n"
+            "print(probe_package_under_tmp.VALUE, os.listdir('/tmp'))")
+    if path == "warm":
+        with SandboxPool(max_zygotes=1, preload=()) as own_pool:
+            result = Sandbox(public_dir=public, workdir=tmp_path / "work", limits=LIMITS, pool=own_pool).run_python(code)
+    else:
+        result = Sandbox(public_dir=public, workdir=tmp_path / "work", limits=LIMITS).run_python(code)
+    assert result.termination == "ok", result
+    assert result.stdout.startswith("found") and "scratch" in result.stdout
