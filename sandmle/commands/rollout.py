@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.commands.llm_args import chat_client_from
 from sandmle.errors import UsageError
 
 
@@ -35,18 +36,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
-def _judge_from_args(args):
-    if not (args.judge_url or args.judge_model):
-        return None
-    if not (args.judge_url and args.judge_model):
-        raise UsageError("--judge-url and --judge-model go together")
-    if not args.judge_url.startswith(("http://", "https://")):
-        raise UsageError(f"--judge-url must be an http(s) URL, got {args.judge_url!r}")
-    from sandmle.llm import ChatClient
-
-    return ChatClient(args.judge_url, args.judge_model, api_key_env=args.judge_key_env)
-
-
 def run(args) -> int:
     from sandmle.agents.policies.base import SamplingParams, make_policy
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
@@ -61,9 +50,10 @@ def run(args) -> int:
         if not args.policy.startswith("openai:"):
             raise UsageError("--api-key-env applies to openai:MODEL@URL policies only")
         policy_options["api_key_env"] = args.api_key_env
+    judge = chat_client_from(args.judge_url, args.judge_model, key_env=args.judge_key_env, flag="judge")
     policy = make_policy(args.policy, **policy_options)  # a bad spec fails here, before any output is written
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
-                           step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=_judge_from_args(args),
+                           step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=judge,
                            rubric_weight=args.rubric_weight,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)

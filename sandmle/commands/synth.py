@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from sandmle.commands.seed_args import add_seed_arguments, seed_from_args
+from sandmle.commands.llm_args import chat_client_from
 from sandmle.errors import UsageError
 
 
@@ -22,25 +23,12 @@ def add_parser(subparsers):
     return parser
 
 
-def llm_client_from_args(args):
-    """The chat client of --llm-url/--llm-model, or None for the procedural stages."""
-    if not (args.llm_url or args.llm_model):
-        return None
-    if not (args.llm_url and args.llm_model):
-        raise UsageError("--llm-url and --llm-model go together")
-    if not args.llm_url.startswith(("http://", "https://")):
-        raise UsageError(f"--llm-url must be an http(s) URL, got {args.llm_url!r}")
-    from sandmle.llm import ChatClient
-
-    return ChatClient(args.llm_url, args.llm_model, api_key_env=args.llm_key_env)
-
-
 def run(args) -> int:
     from sandmle.synth import synthesize
 
     if not 1 <= args.count <= 1000:
         raise UsageError("--count must be between 1 and 1000")
-    llm = llm_client_from_args(args)
+    llm = chat_client_from(args.llm_url, args.llm_model, key_env=args.llm_key_env, flag="llm")
     args.out.mkdir(parents=True, exist_ok=True)
     for result in synthesize(seed_from_args(args), count=args.count, rng=args.rng, out_dir=args.out, llm=llm):
         print(json.dumps(result.summary(), sort_keys=True), flush=True)
