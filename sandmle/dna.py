@@ -92,7 +92,7 @@ def _text_dna(column: pd.Series) -> FeatureDNA:
 
 def extract_dna(seed) -> TaskDNA:
     """Statistics of the seed's shape: modality, task type, classes, per-feature distributions, missingness."""
-    from sandmle.seeds import _is_text
+    from sandmle.seeds import is_text_column
 
     frame = seed.frame
     features = frame.drop(columns=[seed.target])
@@ -103,7 +103,7 @@ def extract_dna(seed) -> TaskDNA:
         if seed.modality == "image":
             feature_dna.append(FeatureDNA(kind="pixel", missing_rate=0.0, bounded=True, integer=True,
                                           quantiles=[float(q) for q in np.quantile(column, QUANTILES)]))
-        elif _is_text(column):
+        elif is_text_column(column):
             feature_dna.append(_text_dna(column))
         elif pd.api.types.is_numeric_dtype(column) and column.nunique() > 10:
             feature_dna.append(_numeric_dna(column))

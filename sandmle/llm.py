@@ -162,6 +162,19 @@ def extract_json_object(text: str) -> dict:
     raise ValueError("no JSON object found in the reply")
 
 
+def parse_json_reply(text: str, validator: jsonschema.protocols.Validator) -> tuple[dict | None, str]:
+    """The reply's JSON object and "", or None and what is wrong: no object in it, or the schema's best complaint."""
+    try:
+        candidate = extract_json_object(text)
+    except ValueError as parse_error:
+        return None, str(parse_error)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(candidate))
+    if error is None:
+        return candidate, ""
+    path = "/".join(str(part) for part in error.absolute_path) or "(root)"
+    return None, f"schema violation at {path}: {error.message[:300]}"
+
+
 def chat_json(
     client: ChatClient,
     messages: list[dict],
@@ -179,16 +192,10 @@ def chat_json(
     validator = jsonschema.Draft202012Validator(schema)
     for attempt in range(1, attempts + 1):
         reply = client.chat(conversation, **chat_options)
-        try:
-            candidate = extract_json_object(reply.text)
-            error = jsonschema.exceptions.best_match(validator.iter_errors(candidate))
-            if error is None:
-                log.append(f"attempt {attempt}: valid")
-                return candidate, log
-            path = "/".join(str(part) for part in error.absolute_path) or "(root)"
-            problem = f"schema violation at {path}: {error.message}"
-        except ValueError as parse_error:
-            problem = str(parse_error)
+        candidate, problem = parse_json_reply(reply.text, validator)
+        if candidate is not None:
+            log.append(f"attempt {attempt}: valid")
+            return candidate, log
         log.append(f"attempt {attempt}: {problem}")
         conversation += [
             {"role": "assistant", "content": reply.text},

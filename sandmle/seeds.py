@@ -61,7 +61,8 @@ def load_bundled_seed(name: str) -> Seed:
                 source="bundled")
 
 
-def _is_text(column: pd.Series) -> bool:
+def is_text_column(column: pd.Series) -> bool:
+    """Long values that rarely repeat are prose; short repeating ones are categorical levels."""
     values = column.dropna().astype(str)
     if values.empty or pd.api.types.is_numeric_dtype(column):
         return False
@@ -120,6 +121,6 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     if metric not in METRICS or task_type not in METRICS[metric].task_types:
         raise SeedError(f"metric {metric!r} does not fit a {task_type} task", field="metric")
     features = frame.drop(columns=[target])
-    modality = "text" if any(_is_text(features[column]) for column in features.columns) else "tabular"
+    modality = "text" if any(is_text_column(features[column]) for column in features.columns) else "tabular"
     return Seed(name=name, frame=frame, target=target, task_type=task_type, metric=metric, modality=modality,
                 source="upload")

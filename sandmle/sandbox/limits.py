@@ -121,22 +121,30 @@ def read_capped(path: Path, *, limit: int = OUTPUT_LIMIT_BYTES) -> str:
             + tail.decode("utf-8", errors="replace"))
 
 
-def snapshot(workdir: Path) -> dict[str, tuple[int, int]]:
-    """(mtime_ns, size) of every regular file under workdir, keyed by relative path."""
-    state: dict[str, tuple[int, int]] = {}
-    for root, _dirs, files in os.walk(workdir):
+@dataclass
+class WorkdirState:
+    """One walk of a scratch dir: (mtime_ns, size) of every regular file and the directories, by relative path."""
+
+    files: dict[str, tuple[int, int]]
+    directories: set[str]
+
+
+def snapshot(workdir: Path) -> WorkdirState:
+    state = WorkdirState(files={}, directories=set())
+    for root, dirs, files in os.walk(workdir):
+        state.directories.update(os.path.relpath(os.path.join(root, name), workdir) for name in dirs)
         for name in files:
             path = os.path.join(root, name)
             try:
                 info = os.lstat(path)
             except OSError:
                 continue
-            state[os.path.relpath(path, workdir)] = (info.st_mtime_ns, info.st_size)
+            state.files[os.path.relpath(path, workdir)] = (info.st_mtime_ns, info.st_size)
     return state
 
 
-def changed_files(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
-    return sorted(path for path, stamp in after.items() if before.get(path) != stamp)
+def changed_files(before: WorkdirState, after: WorkdirState) -> list[str]:
+    return sorted(path for path, stamp in after.files.items() if before.files.get(path) != stamp)
 
 
 def classify(*, returncode: int | None, timed_out: bool, stderr: str) -> tuple[int | None, str]:

@@ -61,23 +61,23 @@ class Sandbox:
     def _run(self, *, kind: str, payload: str) -> StepResult:
         prepare_workdir(self.workdir)
         before = snapshot(self.workdir)
-        directories_before = _directories(self.workdir)
         if self.pool is not None and not self.unsafe:
             result = self.pool.run_step(public_dir=self.public_dir, workdir=self.workdir, kind=kind,
                                         payload=payload, limits=self.limits)
         else:
             result = self._run_cold(kind=kind, payload=payload)
-        result.files_changed = changed_files(before, snapshot(self.workdir))
+        after = snapshot(self.workdir)
+        result.files_changed = changed_files(before, after)
         quota_bytes = self.limits.workdir_mb << 20
         if tree_usage_bytes(str(self.workdir), stop_above=quota_bytes) > quota_bytes:
-            self._undo_writes(result, directories_before=directories_before)
+            self._undo_writes(result, new_directories=after.directories - before.directories)
         return result
 
-    def _undo_writes(self, result: StepResult, *, directories_before: set[str]) -> None:
+    def _undo_writes(self, result: StepResult, *, new_directories: set[str]) -> None:
         """A step that filled the scratch dir past its quota was stopped; its writes go so the episode can go on."""
         for name in result.files_changed:
             (self.workdir / name).unlink(missing_ok=True)
-        for name in sorted(_directories(self.workdir) - directories_before, key=len, reverse=True):
+        for name in sorted(new_directories, key=len, reverse=True):
             shutil.rmtree(self.workdir / name, ignore_errors=True)
         result.termination = "killed"
         result.stderr += (f"\n[sandbox: the step took the scratch directory over its {self.limits.workdir_mb} MB "
@@ -174,11 +174,6 @@ class Sandbox:
             termination = "memory"
         return StepResult(exit_code=exit_code, termination=termination, wall_s=round(wall, 4), cpu_s=round(cpu, 4),
                           stdout=stdout, stderr=stderr)
-
-
-def _directories(root: Path) -> set[str]:
-    return {os.path.relpath(os.path.join(parent, name), root)
-            for parent, dirs, _files in os.walk(root) for name in dirs}
 
 
 def _kill_group(pid: int) -> None:

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sandmle.seeds import is_text_column
+
 ID_COLUMN = "id"
 IMAGE_COLUMN = "image"
 PIXEL_PREFIX = "px_"
-
-
-def _looks_like_text(values: pd.Series) -> bool:
-    # Same test as the seed loader's: long values that rarely repeat are prose, short repeating ones are levels.
-    present = values.dropna().astype(str)
-    return not present.empty and present.str.len().mean() > 25 and present.nunique() > 0.5 * len(present)
 
 
 def feature_kind(name: str, values: pd.Series) -> str:
@@ -26,7 +22,7 @@ def feature_kind(name: str, values: pd.Series) -> str:
         return "image"
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return "numeric"
-    return "text" if _looks_like_text(values) else "categorical"
+    return "text" if is_text_column(values) else "categorical"
 
 
 def column_kinds(frame: pd.DataFrame) -> dict[str, str]:

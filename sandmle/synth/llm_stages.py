@@ -14,7 +14,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from sandmle.llm import ChatClient, LLMError, extract_json_object
+from sandmle.llm import ChatClient, LLMError, parse_json_reply
 from sandmle.synth import rules
 from sandmle.synth.domain_library import DOMAINS
 from sandmle.synth.domains import DomainChoice, banned_tokens, fitting_domains, mutate_domain, name_tokens, named_slots
@@ -112,16 +112,9 @@ class _Stage:
                 self.unavailable = str(error)[:200]
                 self._note(log, f"LLM endpoint unusable ({self.unavailable}); fell back to the procedural stage")
                 return None
+            candidate, problem = parse_json_reply(reply.text, validator)
             try:
-                candidate = extract_json_object(reply.text)
-                error = jsonschema.exceptions.best_match(validator.iter_errors(candidate))
-                if error is not None:
-                    where = "/".join(str(part) for part in error.absolute_path) or "(root)"
-                    problems = [f"schema violation at {where}: {error.message[:300]}"]
-                else:
-                    problems = check(candidate)
-            except ValueError as parse_error:
-                problems = [str(parse_error)]
+                problems = [problem] if candidate is None else check(candidate)
             except (KeyError, TypeError, AttributeError, IndexError) as odd:  # a shape the schema let through
                 problems = [f"unusable content ({type(odd).__name__}: {str(odd)[:200]})"]
             if not problems:
@@ -280,7 +273,7 @@ class LLMRuleStage(_Stage):
     def __call__(self, family: str, preview: pd.DataFrame, *, n_classes: int, rng: np.random.Generator,
                  log: list) -> dict:
         # The family stays the one drawn: generation may plant its pattern (images) and the draw keeps families spread.
-        n_classes = 0 if rules.get_family(family).task in ("regression", "text_regression") else max(n_classes, 2)
+        n_classes = 0 if rules.get_family(family).task in rules.VALUE_TASKS else max(n_classes, 2)
         example = rules.design_rule(family, preview, n_classes=n_classes, rng=np.random.default_rng(0))
         schema = {"type": "object", "required": ["family", "features"],
                   "properties": {"family": {"const": family},

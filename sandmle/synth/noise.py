@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from sandmle.synth.columns import columns_of_kind, level_names
+from sandmle.synth.domains import DOMAINS, banned_tokens, name_tokens
 
 NOISE_KINDS = ("label_noise", "missing_mcar", "missing_mar", "outliers", "category_spelling", "duplicates",
                "distractors", "unit_shift")
@@ -40,20 +41,14 @@ GENERIC_DISTRACTORS = (("record_sequence", "index"), ("logger_battery", "V"), ("
 SPELLINGS = (str.upper, str.title, str.capitalize, lambda s: s + " ", lambda s: " " + s, lambda s: s.replace("_", " "))
 
 
-def _tokens(name: str) -> set[str]:
-    return {token for token in name.lower().replace("-", "_").replace(" ", "_").split("_") if len(token) > 2}
-
-
 def _distractor_columns(choice, count: int, seed_names: set[str], rng: np.random.Generator) -> list[dict]:
     """Names for pure-noise columns: the domain's unused readings first, then generic ones; never a seed's name."""
-    from sandmle.synth.domains import DOMAINS
-
     taken = {f["name"] for f in choice.features} | {choice.target_name, "id"}
-    banned = set().union(*(_tokens(name) for name in seed_names)) if seed_names else set()
+    banned = banned_tokens(seed_names)
     domain = next((d for d in DOMAINS if d.domain_id == choice.domain_id), None)
     unused = [(n, u) for n, u in (domain.features if domain else ()) if n not in taken]
     pool = [(n, u) for n, u in [*rng.permutation(np.array(unused, dtype=object)).tolist(), *GENERIC_DISTRACTORS]
-            if not _tokens(n) & banned and n not in taken]
+            if not name_tokens(n) & banned and n not in taken]
     named = []
     for name, unit in pool:
         if len(named) == count:
