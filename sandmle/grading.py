@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -11,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from sandmle import metrics
+from sandmle.episode_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
 
 SPLITS = ("public", "private", "all")
@@ -18,6 +21,10 @@ MILESTONES = ("gold", "silver", "bronze", "median")
 # Multiclass probability rows may carry rounding from a CSV writer; 1e-3 accepts 6-digit floats, rejects real errors.
 PROBABILITY_SUM_TOLERANCE = 1e-3
 _MAX_LISTED = 5
+_MAX_LISTED_CHARS = 40
+# A submission field is an id or a number; 128 bytes each is several times any real one (a UUID, a 17-digit float).
+SUBMISSION_BYTES_PER_FIELD = 128
+SUBMISSION_SLACK_BYTES = 1 << 20
 
 
 @dataclass
@@ -89,26 +96,88 @@ def _load_answers(task_dir: Path) -> pd.DataFrame:
     return pd.read_csv(Path(task_dir) / "private" / "answers.csv", dtype=str, keep_default_na=False)
 
 
+def test_row_count(task_dir: Path) -> int:
+    """How many test ids the task has (the rows of private/answers.csv)."""
+    return len(_load_answers(task_dir))
+
+
 def _listed(values) -> str:
-    values = [str(value) for value in values]
+    values = [str(value) if len(str(value)) <= _MAX_LISTED_CHARS else str(value)[:_MAX_LISTED_CHARS] + "…"
+              for value in values]
     shown = ", ".join(repr(value) for value in values[:_MAX_LISTED])
     return shown + (f" and {len(values) - _MAX_LISTED} more" if len(values) > _MAX_LISTED else "")
 
 
-def _read_submission(submission: Path) -> tuple[pd.DataFrame | None, list[str]]:
-    if not submission.exists():
-        return None, [f"submission file {submission.name} does not exist"]
-    if not submission.is_file():
-        return None, [f"submission {submission.name} is not a file"]
-    head = submission.read_bytes()[:65536]
-    if not head.strip():
-        return None, [f"submission {submission.name} is empty"]
-    if b"\x00" in head:
-        return None, [f"submission {submission.name} is binary, not a CSV text file"]
+def submission_byte_cap(grading: dict, test_rows: int) -> int:
+    """The largest submission read for a task: generous bytes per field for every test row, plus slack."""
+    return SUBMISSION_SLACK_BYTES + test_rows * len(grading["submission_columns"]) * SUBMISSION_BYTES_PER_FIELD
+
+
+def _locate(submission: Path, episode_dir: Path | None) -> tuple[EpisodeDir, str]:
+    """The directory the submission is opened from (never through a link) and its path inside it."""
+    submission = Path(submission)
+    if episode_dir is None:
+        return EpisodeDir(submission.parent), submission.name
     try:
-        frame = pd.read_csv(submission, dtype=str, keep_default_na=False)
+        return EpisodeDir(Path(episode_dir)), submission.relative_to(episode_dir).as_posix()
+    except ValueError:
+        return EpisodeDir(submission.parent), submission.name
+
+
+def _structure_errors(text: str, expected: list[str], test_rows: int) -> list[str]:
+    """One streaming pass of the csv module before pandas: the header names the expected columns once each, no row
+    has more fields than the header, and there are at most twice the test rows. pandas then parses a frame whose
+    size is bounded by the task's own, whatever the file holds, so a hostile file costs time linear in its capped size.
+    """
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader, [])
+        if len(header) != len(set(header)) or set(header) != set(expected):
+            duplicated = sorted({column for column in header if header.count(column) > 1}) if len(header) < 1000 else []
+            missing = [column for column in expected if column not in header]
+            extra = sorted(set(header) - set(expected))
+            parts = [f"missing columns {_listed(missing)}"] if missing else []
+            parts += [f"unexpected columns {_listed(extra)}"] if extra else []
+            parts += [f"repeated columns {_listed(duplicated)}"] if duplicated or not parts else []
+            return [f"wrong columns: {'; '.join(parts)} (expected exactly {_listed(expected)})"]
+        rows = 0
+        for line, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            rows += 1
+            if len(row) > len(header):
+                return [f"not a parseable CSV: line {line} has {len(row)} fields, the header {len(header)}"]
+            if rows > 2 * test_rows + 10:
+                return [f"submission has more than {2 * test_rows + 10} rows, expected {test_rows} (one per test id)"]
+    except csv.Error as error:
+        return [f"not a parseable CSV: {error}"]
+    return []
+
+
+def _read_submission(files: EpisodeDir, name: str, *, expected: list[str], test_rows: int,
+                     byte_cap: int) -> tuple[pd.DataFrame | None, list[str]]:
+    shown = Path(name).name
+    if not files.exists(name):
+        return None, [f"submission file {shown} does not exist"]
+    try:
+        data = files.read_bytes(name, max_bytes=byte_cap)
+    except RefusedFile as refusal:
+        return None, [f"submission {refusal}"]
+    if not data[:65536].strip():
+        return None, [f"submission {shown} is empty"]
+    if b"\x00" in data:
+        return None, [f"submission {shown} is binary, not a CSV text file"]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None, [f"submission {shown} is not a parseable CSV: it is not UTF-8 text"]
+    structure = _structure_errors(text, expected, test_rows)
+    if structure:
+        return None, [f"submission {shown} is {structure[0]}" if structure[0].startswith("not a parseable") else structure[0]]
+    try:
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as error:
-        return None, [f"submission {submission.name} is not a parseable CSV: {str(error).strip().splitlines()[0]}"]
+        return None, [f"submission {shown} is not a parseable CSV: {str(error).strip().splitlines()[0]}"]
     return frame, []
 
 
@@ -146,12 +215,15 @@ def _prediction_errors(frame: pd.DataFrame, grading: dict, prediction_columns: l
     return errors
 
 
-def _check(task_dir: Path, submission: Path, grading: dict, answers: pd.DataFrame) -> tuple[pd.DataFrame | None, list[str]]:
-    frame, errors = _read_submission(Path(submission))
-    if frame is None:
-        return None, errors
+def _check(submission: Path, grading: dict, answers: pd.DataFrame,
+           episode_dir: Path | None) -> tuple[pd.DataFrame | None, list[str]]:
     id_column = grading.get("id_column", "id")
     expected = [str(column) for column in grading["submission_columns"]]
+    files, name = _locate(submission, episode_dir)
+    frame, errors = _read_submission(files, name, expected=expected, test_rows=len(answers),
+                                     byte_cap=submission_byte_cap(grading, len(answers)))
+    if frame is None:
+        return None, errors
     missing = [column for column in expected if column not in frame.columns]
     extra = [column for column in frame.columns if column not in expected]
     if missing or extra:
@@ -177,12 +249,17 @@ def _check(task_dir: Path, submission: Path, grading: dict, answers: pd.DataFram
     return (None if errors else frame), errors
 
 
-def validate_submission(task_dir: Path, submission: Path, *, split: str = "private") -> list[str]:
-    """Return every reason the submission cannot be graded; an empty list means it is valid."""
+def validate_submission(task_dir: Path, submission: Path, *, split: str = "private",
+                        episode_dir: Path | None = None) -> list[str]:
+    """Return every reason the submission cannot be graded; an empty list means it is valid.
+
+    The file is opened from episode_dir (default: its own directory) without following any link, and only if it is a
+    regular file no larger than the task can need (`submission_byte_cap`).
+    """
     if split not in SPLITS:
         raise UsageError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     grading = load_grading(task_dir)
-    return _check(Path(task_dir), Path(submission), grading, _load_answers(task_dir))[1]
+    return _check(Path(submission), grading, _load_answers(task_dir), episode_dir)[1]
 
 
 def _score_frame(frame: pd.DataFrame, answers: pd.DataFrame, grading: dict, split: str) -> float:
@@ -223,14 +300,18 @@ def position_score(score: float | None, ladder: dict | list, *, is_lower_better:
     return (n - (strictly_better + 1) + 1) / n
 
 
-def grade_submission(task_dir: Path, submission: Path, *, split: str = "private") -> GradeReport:
-    """Validate and score a submission file on one split of the hidden answers; reads only the file and private/."""
+def grade_submission(task_dir: Path, submission: Path, *, split: str = "private",
+                     episode_dir: Path | None = None) -> GradeReport:
+    """Validate and score a submission file on one split of the hidden answers; reads only the file and private/.
+
+    The submission is read as validate_submission reads it: never through a link, refused above the task's cap.
+    """
     if split not in SPLITS:
         raise UsageError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     task_dir = Path(task_dir)
     grading = load_grading(task_dir)
     answers = _load_answers(task_dir)
-    frame, errors = _check(task_dir, Path(submission), grading, answers)
+    frame, errors = _check(Path(submission), grading, answers, episode_dir)
     is_lower_better = bool(grading["is_lower_better"])
     thresholds = {name: float(grading["milestones"][name]) for name in MILESTONES}
     score = None
@@ -256,7 +337,7 @@ def grade_submission(task_dir: Path, submission: Path, *, split: str = "private"
         bronze_medal=reached["bronze"] and not reached["silver"],
         any_medal=reached["bronze"],
         above_median=reached["median"],
-        submission_exists=Path(submission).is_file(),
+        submission_exists=_locate(submission, episode_dir)[0].exists(_locate(submission, episode_dir)[1]),
         valid_submission=score is not None,
         is_lower_better=is_lower_better,
         milestone=milestone,

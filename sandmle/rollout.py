@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import shutil
+import logging
+import re
 import statistics
 import tempfile
 import threading
@@ -17,7 +18,11 @@ from typing import Any, Callable
 from sandmle.agents.policies.base import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
+from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
+
+logger = logging.getLogger(__name__)
+_ABSOLUTE_PATH = re.compile(r"(?<![\w<>.])/(?:[^\s'\"/]+/)+")
 
 
 @dataclass
@@ -136,7 +141,7 @@ def run_episode(
     sample_index: int = 0,
     group_id: str | None = None,
 ) -> Trajectory:
-    """Runs one episode; an exception anywhere becomes a trajectory with termination "error" and its traceback."""
+    """Runs one episode; an exception anywhere becomes a trajectory with termination "error", reward 0 and a plain error."""
     task_dir = Path(task_dir)
     started = time.monotonic()
     trajectory = Trajectory(task_id=_task_id(task_dir), scaffold=scaffold, policy=getattr(policy, "name", "policy"),
@@ -161,19 +166,44 @@ def run_episode(
             close = getattr(sandbox, "close", None)
             if close:
                 close()
-        report = _grade(trajectory, task_dir, workdir / "submission.csv")
+        report = _grade(trajectory, task_dir, workdir)
         _record_turns(trajectory, context)
         _reward_all(trajectory, report, judge=config.rubric_judge, rubric_weight=config.rubric_weight)
-    except Exception:
-        trajectory.termination = "error"
-        trajectory.error = traceback.format_exc()
-        if context is not None:
-            _record_turns(trajectory, context)
+    except Exception as error:
+        _fail(trajectory, error, context, task_dir=task_dir, workdir=workdir)
     finally:
         trajectory.wall_s = time.monotonic() - started
         if own_workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir)
     return trajectory
+
+
+def plain_error(error: BaseException, *, task_dir: Path, workdir: Path) -> str:
+    """The exception as one line without host paths (the bundle, the episode, any other), plus where it was raised."""
+    message = f"{type(error).__name__}: {error}"
+    for path, name in ((workdir, "<workdir>"), (task_dir, "<task>")):
+        for form in {str(path), str(Path(path).resolve())}:
+            message = message.replace(form, name)
+    message = _ABSOLUTE_PATH.sub(".../", message)
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if "/sandmle/" in frame.filename]
+    if frames:
+        last = frames[-1]
+        message += f" (in sandmle/{last.filename.rsplit('/sandmle/', 1)[1]}:{last.lineno}, {last.name})"
+    return message[:2000]
+
+
+def _fail(trajectory: Trajectory, error: BaseException, context: Any, *, task_dir: Path, workdir: Path) -> None:
+    """A failed episode keeps its turns and gets reward 0 under every scheme, so its GRPO group still counts it."""
+    trajectory.termination = "error"
+    trajectory.error = plain_error(error, task_dir=task_dir, workdir=workdir)
+    logger.warning("episode of %s failed: %s", trajectory.task_id, trajectory.error)
+    if context is not None:
+        try:
+            _record_turns(trajectory, context)
+        except Exception:  # turns that cannot be recorded are dropped; the error above says why the episode failed
+            pass
+    trajectory.rewards = {name: {"name": name, "total": 0.0, "components": {}, "details": {"error": True}}
+                          for name in ("dense", "sparse")}
 
 
 def _record_turns(trajectory: Trajectory, context: EpisodeContext) -> None:
@@ -188,10 +218,10 @@ def _record_turns(trajectory: Trajectory, context: EpisodeContext) -> None:
         trajectory.extra["tree"] = context.options["tree"]
 
 
-def _grade(trajectory: Trajectory, task_dir: Path, submission: Path) -> Any:
+def _grade(trajectory: Trajectory, task_dir: Path, workdir: Path) -> Any:
     from sandmle.grading import grade_submission
 
-    report = grade_submission(task_dir, submission, split="private")
+    report = grade_submission(task_dir, workdir / "submission.csv", split="private", episode_dir=workdir)
     trajectory.grade = report.to_dict()
     return report
 
@@ -272,8 +302,15 @@ def run_batch(
         group, task_dir, sample_index = job
         if should_cancel is not None and should_cancel():
             return None
-        trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
-                                 sample_index=sample_index, group_id=f"{group}:{_task_id(Path(task_dir))}")
+        group_id = f"{group}:{_task_id(Path(task_dir))}"
+        try:
+            trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
+                                     sample_index=sample_index, group_id=group_id)
+        except Exception as error:  # run_episode catches its own failures; this keeps the episode if that fails too
+            trajectory = Trajectory(task_id=_task_id(Path(task_dir)), scaffold=scaffold,
+                                    policy=getattr(policy, "name", "policy"), sample_index=sample_index,
+                                    group_id=group_id, feedback=config.feedback)
+            _fail(trajectory, error, None, task_dir=Path(task_dir), workdir=Path(task_dir))
         if on_trajectory is not None:
             with callback_lock:
                 on_trajectory(trajectory)

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from sandmle.grading import grade_submission
     from sandmle.rewards import compute_reward
 
+    # The submission is opened from its own directory without following a link; a link is graded as invalid.
     report = grade_submission(args.task_dir, args.submission, split=args.split)
     reward = compute_reward(args.reward, report=report, format_rate=args.format_rate)
     print(json.dumps({"report": report.to_dict(), "reward": reward.to_dict()}, indent=2))

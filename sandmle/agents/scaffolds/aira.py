@@ -119,7 +119,7 @@ def format_check(context: EpisodeContext, node: Node) -> None:
 
     if node.submission is None:
         return
-    errors = validate_submission(context.task_dir, node.submission, split="public")
+    errors = validate_submission(context.task_dir, node.submission, split="public", episode_dir=context.workdir)
     if errors:
         node.is_bug, node.metric = True, None
         node.summary = "invalid submission: " + "; ".join(errors[:3])

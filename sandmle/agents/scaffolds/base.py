@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
+from sandmle.episode_files import EpisodeDir, RefusedFile
 
 FEEDBACK_MODES = ("none", "validate", "score")
+SUBMISSION_NAME = "submission.csv"
+NODES_DIR = ".nodes"
+# No ML program needs deeper directories; the sandbox's recursive listing breaks near 1,000.
+MAX_TREE_DEPTH = 64
 
 
 @dataclass
@@ -69,6 +73,9 @@ class EpisodeContext:
         self.turns: list[Turn] = []
         self.started = time.monotonic()
         self.workdir = Path(sandbox.workdir) if hasattr(sandbox, "workdir") else None
+        # Every host-side access to the agent's files goes through this: no link is ever followed.
+        self.files = EpisodeDir(self.workdir) if self.workdir is not None else None
+        self.last_refusal: str | None = None
 
     @property
     def description(self) -> str:
@@ -118,14 +125,34 @@ class EpisodeContext:
         return reply, turn
 
     def run_code(self, code: str, *, kind: str = "python") -> Turn:
-        """Runs code in the sandbox and logs the tool turn; the observation is what the agent sees."""
+        """Runs code in the sandbox and logs the tool turn; the observation is what the agent sees.
+
+        After the step, links that could lead outside the working directory are removed and the step is told so.
+        """
         started = self.elapsed()
-        result = self.sandbox.run_python(code)
-        step = result.to_dict()
+        try:
+            step = self.sandbox.run_python(code).to_dict()
+        except RecursionError:
+            # The sandbox's own listing of the directory is recursive; a tree this deep is pruned so the episode goes on.
+            step = {"exit_code": None, "termination": "error", "wall_s": self.elapsed() - started, "cpu_s": 0.0,
+                    "stdout": "", "stderr": self._prune_deep_tree(), "files_changed": []}
+        removed = self.files.sweep_links() if self.files is not None else []
+        if removed:
+            step["stderr"] = (step.get("stderr") or "") + (
+                f"\n[sandbox: removed {len(removed)} symbolic link(s) that could point outside /workdir: "
+                + ", ".join(removed[:10]) + "]")
         turn = Turn(role="tool", kind=kind, code=code, observation=format_step(step), step=step,
                     started_s=started, wall_s=self.elapsed() - started)
         self.turns.append(turn)
         return turn
+
+    def _prune_deep_tree(self) -> str:
+        too_deep = sorted({entry.relative.split("/")[0] for entry in self.files.walk()
+                           if entry.relative.count("/") >= MAX_TREE_DEPTH})
+        for top in too_deep:
+            self.files.remove(top)
+        return (f"[sandbox: directories nested more than {MAX_TREE_DEPTH} levels deep cannot be kept; "
+                f"removed {', '.join(too_deep[:10]) or 'nothing'}]")
 
     def tool_note(self, kind: str, observation: str, *, well_formed: bool = True) -> Turn:
         turn = Turn(role="tool", kind=kind, observation=observation, well_formed=well_formed, started_s=self.elapsed())
@@ -136,6 +163,9 @@ class EpisodeContext:
     def submission_path(self) -> Path:
         return self.workdir / "submission.csv"
 
+    def submission_exists(self) -> bool:
+        return self.files.exists(SUBMISSION_NAME)
+
     def check_submission(self, mode: str) -> str:
         """The feedback text for "validate" or "score" on the public split; "none" gives no feedback."""
         from sandmle import grading
@@ -144,31 +174,45 @@ class EpisodeContext:
             return "Feedback is not available in this run."
         if mode == "score" and self.feedback != "score":
             return "Scoring is not available in this run; only validation."
-        if not self.submission_path.exists():
+        if not self.submission_exists():
             return "No submission found at /workdir/submission.csv."
         if mode == "validate":
-            errors = grading.validate_submission(self.task_dir, self.submission_path, split="public")
+            errors = grading.validate_submission(self.task_dir, self.submission_path, split="public",
+                                                 episode_dir=self.workdir)
             return "Submission is valid." if not errors else "Submission is invalid:\n" + "\n".join(errors)
-        report = grading.grade_submission(self.task_dir, self.submission_path, split="public")
-        feedback_text = getattr(grading, "feedback_text", None)
-        if feedback_text is not None:
-            return feedback_text(report, mode)
-        if not report.valid_submission:
-            return "Submission is invalid:\n" + "\n".join(report.errors)
-        return f"Public leaderboard score: {report.score} ({'lower' if report.is_lower_better else 'higher'} is better)"
+        report = grading.grade_submission(self.task_dir, self.submission_path, split="public", episode_dir=self.workdir)
+        return grading.feedback_text(report, mode)
+
+    def _byte_cap(self) -> int:
+        from sandmle import grading
+
+        spec = grading.load_grading(self.task_dir)
+        return grading.submission_byte_cap(spec, grading.test_row_count(self.task_dir))
 
     def keep_submission(self, name: str) -> Path | None:
-        """Copies the current submission aside (tree search keeps one per node)."""
-        if not self.submission_path.exists():
+        """Copies the current submission aside (tree search keeps one per node); None if there is none or it is refused.
+
+        A refusal is logged as a tool note and kept in `last_refusal` for the node's output.
+        """
+        self.last_refusal = None
+        if not self.submission_exists():
             return None
-        target = self.workdir / ".nodes" / f"{name}.csv"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.submission_path, target)
-        return target
+        kept = f"{NODES_DIR}/{name}.csv"
+        try:
+            self.files.copy(SUBMISSION_NAME, kept, max_bytes=self._byte_cap())
+        except RefusedFile as refusal:
+            self.last_refusal = f"The submission was not kept: {refusal}."
+            self.tool_note("refused_file", self.last_refusal)
+            return None
+        return self.workdir / kept
 
     def restore_submission(self, kept: Path | None) -> None:
-        if kept is not None and kept.exists():
-            shutil.copyfile(kept, self.submission_path)
+        if kept is None:
+            return
+        try:
+            self.files.copy(Path(kept).relative_to(self.workdir), SUBMISSION_NAME, max_bytes=self._byte_cap())
+        except (RefusedFile, ValueError) as refusal:
+            self.tool_note("refused_file", f"The kept submission was not restored: {refusal}.")
 
 
 def format_step(step: dict[str, Any]) -> str:

@@ -69,7 +69,7 @@ def review(context: EpisodeContext, node: Node, *, lower_is_better: bool) -> Non
         node.is_bug, node.metric, node.summary = True, None, "review was not valid JSON"
     if node.metric is not None and node.metric != node.metric:
         node.metric = None  # NaN compares false with everything and would break the ranking
-    if not (node.submission and node.submission.exists()):
+    if not (node.submission and context.files.exists(node.submission.relative_to(context.workdir))):
         # Without a submission file a node is a bug whatever the review says.
         node.is_bug = True
     if node.is_bug:
@@ -98,10 +98,11 @@ def execute_node(context: EpisodeContext, node: Node, text: str, turn) -> None:
         return
     node.code = code
     turn.code = code
-    if context.submission_path.exists():
-        context.submission_path.unlink()
+    context.files.remove("submission.csv")  # a link or a directory here is removed itself, never followed
     step_turn = context.run_code(code)
     node.output = step_turn.observation
     node.submission = context.keep_submission(f"node{node.node_id}")
+    if context.last_refusal:
+        node.output += "\n" + context.last_refusal
     if context.feedback != "none" and node.submission:
         node.output += "\n" + context.check_submission("validate")
