@@ -1,13 +1,17 @@
-"""The health endpoint: database, broker and worker reachability, as JSON."""
+"""The health endpoint: database, broker and worker reachability, as JSON, each check bounded in time."""
 
 from __future__ import annotations
 
+import math
 import time
 
 from django.db import connection
 from django.http import JsonResponse
 
 from sandmle_web.celery import app
+
+MAX_TIMEOUT_S = 5.0
+BROKER_TIMEOUT_S = 2.0
 
 
 def _check_database() -> dict:
@@ -23,7 +27,7 @@ def _check_database() -> dict:
 def _check_broker() -> dict:
     try:
         with app.connection_for_write() as broker:
-            broker.ensure_connection(max_retries=1, timeout=2)
+            broker.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_S, interval_start=0, interval_max=0.2)
             return {"ok": True, "transport": broker.transport_cls}
     except Exception as error:
         return {"ok": False, "error": str(error)}
@@ -38,9 +42,26 @@ def _check_workers(timeout_s: float) -> dict:
     return {"ok": bool(names), "workers": names}
 
 
+def parse_timeout(raw: str | None) -> float:
+    """The worker-ping timeout in seconds: a finite number in (0, 5]; anything else is a ValueError naming it."""
+    if raw is None or raw == "":
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"expected seconds as a number, got {raw[:40]!r}") from None
+    # kombu's drain loop compares against the deadline: NaN never compares true and never returns.
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"expected a finite number of seconds above 0, got {raw[:40]!r}")
+    return min(value, MAX_TIMEOUT_S)
+
+
 def health(request):
     started = time.monotonic()
-    timeout_s = min(float(request.GET.get("timeout", 1.0) or 1.0), 5.0)
+    try:
+        timeout_s = parse_timeout(request.GET.get("timeout"))
+    except ValueError as error:
+        return JsonResponse({"ok": False, "errors": {"timeout": [str(error)]}}, status=400)
     checks = {"database": _check_database(), "broker": _check_broker()}
     checks["workers"] = _check_workers(timeout_s) if checks["broker"]["ok"] else {"ok": False, "workers": []}
     ok = checks["database"]["ok"] and checks["broker"]["ok"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -16,6 +19,14 @@ DATA_DIR.mkdir(parents=True, exist_ok=True)
 DEBUG = envbool("DEBUG", False)
 _DEV_SECRET = "insecure-development-key-set-SECRET_KEY-in-production"
 SECRET_KEY = envstr("SECRET_KEY", _DEV_SECRET)
+# The development key is published with the source: anyone could forge signed cookies with it, so production
+# (DEBUG off) refuses it outright; `check --deploy` reports it too (accounts.checks).
+if "pytest" in sys.modules and SECRET_KEY == _DEV_SECRET:
+    # The test suite runs with DEBUG off like production; it gets a fresh key per run, exported so the Celery
+    # workers it starts as subprocesses get it too.
+    SECRET_KEY = os.environ["SECRET_KEY"] = "test-run-" + secrets.token_urlsafe(48)
+if not DEBUG and SECRET_KEY in ("", _DEV_SECRET):
+    sys.exit("SECRET_KEY is unset or the published development key: set SECRET_KEY (DEBUG is off)")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = "SandMLE Studio"
@@ -111,7 +122,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Production hardening, on unless DEBUG; `manage.py check --deploy` passes with SECRET_KEY and ALLOWED_HOSTS set.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^health/$"]  # load balancers probe over plain HTTP
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Any client can send X-Forwarded-Proto: trust it only when the admin says a proxy in front sets (and strips) it.
+if envbool("SANDMLE_TRUSTED_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
