@@ -50,10 +50,35 @@ class HFPolicy:
         self.tokenizer = AutoTokenizer.from_pretrained(str(path))
         if not getattr(self.tokenizer, "chat_template", None):
             raise UsageError(f"tokenizer in {path} has no chat_template")
-        self.model = AutoModelForCausalLM.from_pretrained(str(path)).to(self.device)
+        if (path / "adapter_config.json").is_file():
+            # A LoRA checkpoint (peft's adapter next to the tokenizer): load base + adapter, merge for plain forwards.
+            from peft import AutoPeftModelForCausalLM
+
+            self.model = AutoPeftModelForCausalLM.from_pretrained(str(path)).merge_and_unload().to(self.device)
+        else:
+            self.model = AutoModelForCausalLM.from_pretrained(str(path)).to(self.device)
         self.model.eval()
         # Recent (conversation, token ids) pairs: a prompt that extends one of them reuses its ids exactly.
         self._history: list[tuple[list[dict], list[int]]] = []
+
+    @classmethod
+    def from_model(cls, model, tokenizer, *, name: str = "hf:training", device: str | None = None) -> "HFPolicy":
+        """A policy over a model already in memory (GRPO samples with the trainer's current weights, not a copy).
+
+        The caller owns train/eval mode; sampling runs under no_grad, so it leaves no graph on the live model.
+        """
+        import torch
+
+        if not getattr(tokenizer, "chat_template", None):
+            raise UsageError("the tokenizer has no chat_template")
+        policy = cls.__new__(cls)
+        policy.name = name
+        policy.torch = torch
+        policy.tokenizer = tokenizer
+        policy.model = model
+        policy.device = device or str(next(model.parameters()).device)
+        policy._history = []
+        return policy
 
     def count_tokens(self, text: str) -> int:
         return len(self._encode(text))

@@ -1,0 +1,313 @@
+"""Validated training settings: one table of keys per run kind, checked before any model, task or trainer loads."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandmle.errors import UsageError
+
+REWARD_SCHEMES = ("dense", "sparse", "rubric", "dense+rubric")
+SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
+FEEDBACK = ("none", "validate", "score")
+TASK_SAMPLING = ("uniform", "learnability")
+VLLM_MODES = ("colocate", "server")
+LORA_KEYS = {"r": ("int", 16, 1, None), "alpha": ("int", 32, 1, None), "dropout": ("float", 0.05, 0.0, 1.0),
+             "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
+
+REQUIRED = object()
+
+
+class ConfigError(UsageError):
+    """One bad setting; `key` names it, str() reads "<key>: <what is wrong, what was expected>"."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    type: str  # str, int, float, bool, path, paths, strs, choice, lora
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+    nullable: bool = False
+
+    def describe(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"key": self.key, "type": self.type,
+                                 "default": None if self.default is REQUIRED else self.default, "help": self.help,
+                                 "required": self.default is REQUIRED}
+        for name in ("choices", "min", "max"):
+            if getattr(self, name) is not None:
+                entry[name] = list(self.choices) if name == "choices" else getattr(self, name)
+        return entry
+
+
+def _shared_tail() -> list[Field]:
+    return [
+        Field("lora", "lora", None, "null for full fine-tuning, or {r, alpha, dropout, target_modules} for LoRA (peft)",
+              nullable=True),
+        Field("save_every", "int", 10, "write checkpoint-<step>/ every this many steps (and at the end)", min=1),
+        Field("seed", "int", 0, "seeds sampling, task draws and the trainer"),
+        Field("output_dir", "path", REQUIRED, "config.yaml, metrics.jsonl, checkpoint-<step>/, trajectories/"),
+        Field("bf16", "bool", False, "train in bfloat16 (GPU)"),
+        Field("gradient_checkpointing", "bool", False, "trade compute for memory on long episodes"),
+    ]
+
+
+GRPO_FIELDS: list[Field] = [
+    Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
+    Field("tasks", "paths", REQUIRED, "task bundle directories to train on"),
+    Field("eval_tasks", "paths", [], "held-out task bundle directories for periodic evaluation"),
+    Field("scaffold", "choice", "react", "the agent scaffold every episode runs in", choices=SCAFFOLDS),
+    Field("reward", "choice", "dense", "the reward scheme, from the grade", choices=REWARD_SCHEMES),
+    Field("group_size", "int", 4, "episodes per task per step (G); advantages are normalised within each group",
+          min=2, max=256),
+    Field("tasks_per_step", "int", 16, "task groups per optimizer step", min=1, max=4096),
+    Field("steps", "int", 100, "optimizer steps", min=1),
+    Field("learning_rate", "float", 1e-6, "AdamW learning rate (constant)", min=0.0, max=1.0),
+    Field("clip_low", "float", 0.2, "PPO clip below 1 (epsilon)", min=0.0, max=1.0),
+    Field("clip_high", "float", 0.28, "PPO clip above 1 (DAPO's clip-higher)", min=0.0, max=10.0),
+    Field("kl_coef", "float", 0.0, "KL penalty towards the initial model (0: no reference model)", min=0.0),
+    Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0),
+    Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200),
+    Field("max_response_tokens", "int", 1024, "tokens one reply may sample", min=1),
+    Field("max_episode_tokens", "int", 16384,
+          "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1),
+    Field("context_tokens", "int", 32768, "the scaffold's context window", min=64),
+    Field("feedback", "choice", "score", "what the agent may check before answering", choices=FEEDBACK),
+    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1),
+    Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
+          min=1.0),
+    Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
+    *_shared_tail(),
+    Field("eval_every", "int", 10, "evaluate on eval_tasks every this many steps (0: never)", min=0),
+    Field("eval_samples", "int", 1, "episodes per evaluation task", min=1),
+    Field("dynamic_sampling", "bool", False,
+          "DAPO: replace groups whose rewards are all equal by fresh draws, up to dynamic_sampling_rounds times"),
+    Field("dynamic_sampling_rounds", "int", 3, "refill rounds per step with dynamic sampling", min=1, max=100),
+    Field("task_sampling", "choice", "uniform", "how tasks are drawn: uniform, or learnability (p(1-p))",
+          choices=TASK_SAMPLING),
+    Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum"),
+    Field("micro_batch_size", "int", None, "episodes per forward/backward pass (default: group_size)", min=1,
+          nullable=True),
+    Field("use_vllm", "bool", False, "generate with vLLM through TRL (GPU workers; vLLM must be installed)"),
+    Field("vllm_mode", "choice", "colocate", "colocate (one GPU) or server (trl vllm-serve)", choices=VLLM_MODES),
+    Field("vllm_server_url", "str", None, "base URL of `trl vllm-serve` in server mode", nullable=True),
+    Field("vllm_gpu_memory_utilization", "float", 0.3, "GPU memory share of colocated vLLM", min=0.05, max=0.95),
+    Field("judge_url", "str", None, "OpenAI-compatible judge for the rubric schemes", nullable=True),
+    Field("judge_model", "str", None, "the judge's model name", nullable=True),
+    Field("judge_key_env", "str", "OPENAI_API_KEY", "environment variable holding the judge's key"),
+]
+
+SFT_FIELDS: list[Field] = [
+    Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
+    Field("dataset", "paths", REQUIRED, "conversational JSONL files (`messages` per line) from `sandmle sft-export`"),
+    Field("learning_rate", "float", 1e-5, "AdamW learning rate", min=0.0, max=1.0),
+    Field("epochs", "float", 1.0, "passes over the dataset (ignored when steps is set)", min=0.01),
+    Field("steps", "int", None, "optimizer steps (default: from epochs)", min=1, nullable=True),
+    Field("batch_size", "int", 4, "conversations per device per step", min=1),
+    Field("gradient_accumulation_steps", "int", 1, "micro-batches per optimizer step", min=1),
+    Field("max_length", "int", 8192, "tokens per conversation; longer ones are cut", min=16),
+    *_shared_tail(),
+]
+
+FIELDS = {"grpo": GRPO_FIELDS, "sft": SFT_FIELDS}
+
+
+def config_fields(kind: str = "grpo") -> list[dict]:
+    """The settings of a run kind, each {"key","type","default","help","required", "choices"?,"min"?,"max"?}."""
+    return [f.describe() for f in _fields(kind)]
+
+
+def _fields(kind: str) -> list[Field]:
+    if kind not in FIELDS:
+        raise UsageError(f"run kind {kind!r}: expected one of {', '.join(FIELDS)}")
+    return FIELDS[kind]
+
+
+@dataclass
+class TrainConfig:
+    """A resolved, validated run configuration; settings read as attributes (config.group_size)."""
+
+    kind: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        values = self.__dict__.get("values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    @property
+    def output_dir(self) -> Path:
+        return Path(self.values["output_dir"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **{k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
+                                      for k, v in self.values.items()}}
+
+    def replace(self, **changes: Any) -> "TrainConfig":
+        return load_train_config({**self.values, **changes}, kind=self.kind)
+
+
+def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), *, kind: str = "grpo") -> TrainConfig:
+    """Reads a YAML file (or a dict), applies KEY=VALUE overrides, and checks every key, type and range.
+
+    Nothing is loaded from disk but the YAML itself: paths are only checked to be non-empty strings, so a form can
+    validate without the files (the trainer reports a missing checkpoint or bundle when it starts).
+    """
+    import yaml
+
+    fields = {f.key: f for f in _fields(kind)}
+    if isinstance(source, dict):
+        raw = dict(source)
+    else:
+        try:
+            raw = yaml.safe_load(Path(source).read_text()) or {}
+        except OSError as error:
+            raise ConfigError("config", f"cannot read {source}: {error.strerror or error}") from None
+        except yaml.YAMLError as error:
+            raise ConfigError("config", f"not valid YAML ({str(error).splitlines()[0]})") from None
+        if not isinstance(raw, dict):
+            raise ConfigError("config", "expected a mapping of settings at the top level")
+    if "kind" in raw:  # to_dict() writes it, so a resolved config.yaml loads back
+        if raw.pop("kind") != kind:
+            raise ConfigError("kind", f"this is not a {kind} configuration")
+    for override in overrides:
+        key, sep, text = override.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(override or "--set", "expected KEY=VALUE")
+        key = key.strip()
+        value = yaml.safe_load(text) if text.strip() else None
+        if "." in key:  # lora.r=8
+            head, sub = key.split(".", 1)
+            nested = raw.get(head) if isinstance(raw.get(head), dict) else {}
+            raw[head] = {**nested, sub: value}
+        else:
+            raw[key] = value
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown setting; expected one of {', '.join(sorted(fields))}")
+    values = {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}
+    if kind == "grpo":
+        if values["clip_high"] < values["clip_low"]:
+            raise ConfigError("clip_high", f"{values['clip_high']} is below clip_low {values['clip_low']}")
+        if values["reward"] in ("rubric", "dense+rubric") and not (values["judge_url"] and values["judge_model"]):
+            raise ConfigError("reward", f"{values['reward']} needs a judge: set judge_url and judge_model")
+        if values["use_vllm"]:
+            import importlib.util
+
+            if importlib.util.find_spec("vllm") is None:
+                raise ConfigError("use_vllm", "vLLM is not installed here (install it on the GPU workers)")
+        if values["use_vllm"] and values["vllm_mode"] == "server" and not values["vllm_server_url"]:
+            raise ConfigError("vllm_server_url", "server mode needs the URL of `trl vllm-serve`")
+        micro = values["micro_batch_size"] or values["group_size"]
+        if (values["group_size"] * values["tasks_per_step"]) % micro:
+            raise ConfigError("micro_batch_size", f"{micro} must divide group_size x tasks_per_step "
+                                                  f"({values['group_size'] * values['tasks_per_step']})")
+    return TrainConfig(kind=kind, values=values)
+
+
+def _default(spec: Field) -> Any:
+    if spec.default is REQUIRED:
+        raise ConfigError(spec.key, f"required ({spec.help})")
+    return list(spec.default) if isinstance(spec.default, list) else spec.default
+
+
+def _check(spec: Field, value: Any) -> Any:
+    if value is None:
+        if spec.nullable:
+            return None
+        if spec.default is REQUIRED:
+            raise ConfigError(spec.key, f"required ({spec.help})")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not null")
+    checker = _CHECKERS[spec.type]
+    return checker(spec, value)
+
+
+def _expected(spec: Field) -> str:
+    return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+            "path": "a path", "paths": "a list of paths", "strs": "a list of strings",
+            "choice": f"one of {', '.join(spec.choices or ())}", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
+
+
+def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(spec.key, f"expected a finite number, not {value!r}")
+    if spec.min is not None and value < spec.min:
+        raise ConfigError(spec.key, f"{value!r} is below the minimum {spec.min}")
+    if spec.max is not None and value > spec.max:
+        raise ConfigError(spec.key, f"{value!r} is above the maximum {spec.max}")
+    return value if integer else float(value)
+
+
+def _string(spec: Field, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    return value
+
+
+def _paths(spec: Field, value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    if not value and spec.default is REQUIRED:
+        raise ConfigError(spec.key, "expected at least one path")
+    return [str(v) for v in value]
+
+
+def _choice(spec: Field, value: Any) -> str:
+    if value not in (spec.choices or ()):
+        raise ConfigError(spec.key, f"{value!r} is not {_expected(spec)}")
+    return value
+
+
+def _bool(spec: Field, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    return value
+
+
+def _lora(spec: Field, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    unknown = sorted(set(value) - set(LORA_KEYS))
+    if unknown:
+        raise ConfigError(f"lora.{unknown[0]}", f"unknown setting; expected one of {', '.join(LORA_KEYS)}")
+    resolved = {}
+    for key, (kind, default, low, high) in LORA_KEYS.items():
+        sub = Field(f"lora.{key}", kind, default, key, min=low, max=high)
+        resolved[key] = _check(sub, value[key]) if key in value else list(default) if isinstance(default, list) else default
+    return resolved
+
+
+def _strs(spec: Field, value: Any) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+    return list(value)
+
+
+_CHECKERS = {
+    "str": _string, "path": _string, "paths": _paths, "strs": _strs, "choice": _choice, "bool": _bool, "lora": _lora,
+    "int": lambda spec, value: _number(spec, value, integer=True),
+    "float": lambda spec, value: _number(spec, value, integer=False),
+}
+
+
+def save_resolved(config: TrainConfig, path: Path) -> None:
+    """Writes the resolved settings (defaults filled in) as YAML: the run's record of what it ran with."""
+    import yaml
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

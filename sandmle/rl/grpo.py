@@ -1,0 +1,282 @@
+"""Trajectory-wise GRPO: TRL's GRPOTrainer with a rollout_func that plays whole episodes through the one runner."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from sandmle.agents.policies.base import SamplingParams
+from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
+from sandmle.rl.curriculum import TaskSampler
+from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
+                                 group_has_spread, run_groups, step_metrics)
+from sandmle.rl.run_files import RunFiles, last_checkpoint
+from sandmle.rollout import EpisodeConfig
+
+
+def check_paths(config: TrainConfig) -> None:
+    """Missing checkpoints and bundles are named before torch loads (the CLI's exit 2, the form's field error)."""
+    if not Path(config.model).is_dir():
+        raise ConfigError("model", f"checkpoint directory not found: {config.model}")
+    for key in ("tasks", "eval_tasks"):
+        for task in getattr(config, key):
+            if not (Path(task) / "public").is_dir():
+                raise ConfigError(key, f"not a task bundle (no public/ folder): {task}")
+
+
+def episode_config(config: TrainConfig) -> EpisodeConfig:
+    judge = None
+    if config.reward in ("rubric", "dense+rubric"):
+        from sandmle.llm import ChatClient
+
+        judge = ChatClient(base_url=config.judge_url, model=config.judge_model, api_key=os.environ.get(config.judge_key_env))
+    return EpisodeConfig(feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
+                         step_timeout_s=config.step_timeout_s, context_tokens=config.context_tokens,
+                         sampling=SamplingParams(temperature=config.temperature, max_tokens=config.max_response_tokens),
+                         seed=config.seed, rubric_judge=judge)
+
+
+class GRPORun:
+    """One run's state between TRL's calls: the task sampler, the sandbox pool, the step's rollouts and its files."""
+
+    def __init__(self, config: TrainConfig, *, episode_fn: EpisodeFn, tokenizer: Any, files: RunFiles,
+                 on_step: Callable[[dict], None] | None, should_stop: Callable[[], bool] | None) -> None:
+        self.config = config
+        self.episode_fn = episode_fn
+        self.tokenizer = tokenizer
+        self.files = files
+        self.on_step = on_step
+        self.should_stop = should_stop
+        self.task_dirs = [Path(t) for t in config.tasks]
+        self.rank = int(os.environ.get("RANK", "0"))
+        self.world = int(os.environ.get("WORLD_SIZE", "1"))
+        self.sampler = TaskSampler(len(self.task_dirs), mode=config.task_sampling, seed=config.seed + 7919 * self.rank,
+                                   success_threshold=config.success_threshold)
+        self.episode = episode_config(config)
+        self.pool = None
+        self.current: StepRollouts | None = None
+        self.pending_eval: dict[str, Any] = {}
+        self.checkpoints: list[str] = []
+        self.stopped = False
+        self.trainer: Any = None
+
+    # --- rollouts -------------------------------------------------------------------------------------------------
+    def policy(self, trainer: Any) -> TimedPolicy:
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        if self.config.use_vllm:
+            from sandmle.rl.vllm_policy import VLLMTurnPolicy
+
+            return TimedPolicy(VLLMTurnPolicy(trainer, self.tokenizer))
+        from sandmle.agents.policies.hf import HFPolicy
+
+        return TimedPolicy(HFPolicy.from_model(model, self.tokenizer, name="hf:training"))
+
+    def sandbox_pool(self) -> Any:
+        if self.pool is None and self.episode_fn is default_episode:
+            from sandmle.sandbox import SandboxPool, SandboxUnavailable
+
+            try:
+                self.pool = SandboxPool(max_zygotes=max(1, min(self.config.concurrency, os.cpu_count() or 1)))
+            except SandboxUnavailable:
+                self.pool = None  # cold sandboxed steps: slower, same isolation
+        return self.pool
+
+    def rollout(self, prompts: list, trainer: Any) -> dict[str, list]:
+        """TRL's rollout_func: `prompts` holds each dataset row G times; only its length matters, the tasks come from
+        the run's own sampler (so the curriculum and dynamic sampling can choose and replace them)."""
+        config, group_size = self.config, self.config.group_size
+        groups_wanted = len(prompts) // group_size
+        step = trainer.state.global_step + 1
+        started = time.monotonic()
+        policy = self.policy(trainer)
+        model = trainer.model
+        was_training = model.training
+        model.eval()
+        rollouts = StepRollouts()
+        try:
+            kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
+            held_back: list[tuple[int, list, list]] = []
+            rounds = config.dynamic_sampling_rounds if config.dynamic_sampling else 1
+            for round_index in range(rounds):
+                need = groups_wanted - len(kept)
+                if need <= 0:
+                    break
+                indices = self.sampler.draw(need)
+                first_slot = (((step * (rounds + 1)) + round_index) * self.world + self.rank) * groups_wanted * group_size
+                trajectories = run_groups(self.task_dirs, indices, group_size=group_size, first_slot=first_slot,
+                                          episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
+                                          config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
+                rollouts.groups_drawn += len(indices)
+                for g, index in enumerate(indices):
+                    group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
+                    samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
+                                              pad_id=self.tokenizer.pad_token_id) for t in group]
+                    self.sampler.record(index, [s.reward for s in samples if s.reward is not None])
+                    if config.dynamic_sampling and not group_has_spread(samples):
+                        held_back.append((index, group, samples))
+                    else:
+                        kept.append((index, group, samples))
+            # Still short after the last round: fill with zero-spread groups (they carry no advantage, but TRL's
+            # batch has a fixed size); each is reported as drawn and dropped only if it was replaced.
+            fill = held_back[: groups_wanted - len(kept)]
+            rollouts.groups_dropped = len(held_back) - len(fill)
+            for index, group, samples in kept + fill:
+                rollouts.task_indices.append(index)
+                rollouts.trajectories.extend(group)
+                rollouts.samples.extend(samples)
+        finally:
+            model.train(was_training)
+        rollouts.rollout_s = time.monotonic() - started
+        rollouts.generation_s = policy.generation_s
+        self.current = rollouts
+        self.files.write_trajectories(step, rollouts.trajectories)
+        samples = rollouts.samples
+        return {"prompt_ids": [s.prompt_ids for s in samples], "completion_ids": [s.completion_ids for s in samples],
+                "logprobs": [s.logprobs for s in samples], "env_mask": [s.env_mask for s in samples],
+                "episode_reward": [s.reward for s in samples]}
+
+    def evaluate(self, trainer: Any, step: int) -> dict[str, Any]:
+        """The held-out tasks with the current weights, through the same runner; no update."""
+        if not self.config.eval_tasks:
+            return {}
+        started = time.monotonic()
+        policy = self.policy(trainer)
+        model = trainer.model
+        was_training = model.training
+        model.eval()
+        try:
+            eval_dirs = [Path(t) for t in self.config.eval_tasks]
+            trajectories = run_groups(eval_dirs, list(range(len(eval_dirs))), group_size=self.config.eval_samples,
+                                      first_slot=10**9 + step * len(eval_dirs) * self.config.eval_samples,
+                                      episode_fn=self.episode_fn, scaffold=self.config.scaffold, policy=policy,
+                                      config=self.episode, pool=self.sandbox_pool(), concurrency=self.config.concurrency)
+        finally:
+            model.train(was_training)
+        records = [t.to_dict() for t in trajectories]
+        self.files.write_trajectories(step, records, prefix="eval-step")
+        count = len(records) or 1
+        rewards = [(r.get("rewards") or {}).get(self.config.reward, {}).get("total", 0.0) for r in records]
+        return {"eval_reward_mean": sum(rewards) / count,
+                "eval_valid_rate": sum(bool((r.get("grade") or {}).get("valid_submission")) for r in records) / count,
+                "eval_medal_rate": sum(bool((r.get("grade") or {}).get("any_medal")) for r in records) / count,
+                "eval_s": time.monotonic() - started}
+
+    def close(self) -> None:
+        close = getattr(self.pool, "close", None)
+        if close:
+            close()
+        self.pool = None
+
+
+def load_model(config: TrainConfig) -> tuple[Any, Any, Any]:
+    """The tokenizer, the model and (for LoRA) peft's config, from the checkpoint directory."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    if not getattr(tokenizer, "chat_template", None):
+        raise ConfigError("model", f"the tokenizer in {config.model} has no chat_template")
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    dtype = torch.bfloat16 if config.bf16 else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype)
+    peft_config = None
+    if config.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=config.lora["r"], lora_alpha=config.lora["alpha"],
+                                 lora_dropout=config.lora["dropout"], target_modules=config.lora["target_modules"],
+                                 task_type="CAUSAL_LM")
+    return tokenizer, model, peft_config
+
+
+def trainer_args(config: TrainConfig) -> Any:
+    """TRL's GRPOConfig for SandMLE's recipe: one generation batch (tasks_per_step x G episodes) = one optimizer step."""
+    import torch
+    from trl import GRPOConfig
+
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    micro = config.micro_batch_size or config.group_size
+    per_process = config.group_size * config.tasks_per_step // world
+    if per_process % micro or per_process < micro:
+        raise ConfigError("tasks_per_step", f"{config.tasks_per_step} groups of {config.group_size} do not split into "
+                                            f"{world} processes x micro-batches of {micro}")
+    accumulation = per_process // micro
+    options: dict[str, Any] = {}
+    if config.use_vllm:
+        options.update(use_vllm=True, vllm_mode=config.vllm_mode,
+                       vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization)
+        if config.vllm_server_url:
+            options["vllm_server_base_url"] = config.vllm_server_url
+    return GRPOConfig(
+        output_dir=str(config.output_dir), per_device_train_batch_size=micro, gradient_accumulation_steps=accumulation,
+        steps_per_generation=accumulation, num_generations=config.group_size, max_steps=config.steps,
+        learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
+        epsilon=config.clip_low, epsilon_high=config.clip_high, beta=config.kl_coef, temperature=config.temperature,
+        max_completion_length=config.max_response_tokens, scale_rewards="group", num_iterations=1,
+        save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to="none", seed=config.seed,
+        data_seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
+        gradient_checkpointing=config.gradient_checkpointing, shuffle_dataset=False, disable_tqdm=True,
+        log_completions=False, remove_unused_columns=False, save_only_model=False, **options)
+
+
+def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[dict], None] | None = None,
+               should_stop: Callable[[], bool] | None = None, episode_fn: EpisodeFn | None = None,
+               advantage_sign: float = 1.0) -> dict:
+    """Runs (or with `resume`, continues) a GRPO job; returns steps_done, checkpoints, output_dir and stopped.
+
+    `episode_fn` replaces the one runner (the learning test's tiny environment); `advantage_sign=-1` negates every
+    reward, hence every group-normalised advantage (the same test's control run).
+    """
+    if config.kind != "grpo":
+        raise ConfigError("kind", f"train_grpo needs a grpo configuration, not {config.kind}")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    check_paths(config)
+    files = RunFiles(config.output_dir)
+    checkpoint = last_checkpoint(config.output_dir) if resume else None
+    if resume and checkpoint is None:
+        raise ConfigError("output_dir", f"--resume: no checkpoint-<step>/ in {config.output_dir}")
+    import torch
+    from datasets import Dataset
+    from transformers import set_seed
+    from trl import GRPOTrainer
+
+    from sandmle.rl.callbacks import RunCallback
+
+    set_seed(config.seed)
+    random.seed(config.seed)
+    files.start(config, resumed_step=checkpoint_step(checkpoint) if checkpoint else 0)
+    save_resolved(config, config.output_dir / "config.yaml")
+    tokenizer, model, peft_config = load_model(config)
+    run = GRPORun(config, episode_fn=episode_fn or default_episode, tokenizer=tokenizer, files=files,
+                  on_step=on_step, should_stop=should_stop)
+    if checkpoint:
+        run.sampler.load_state(files.read_curriculum(checkpoint, rank=run.rank))
+        run.checkpoints = files.existing_checkpoints()
+
+    def episode_reward(prompts, completions, episode_reward, **_):
+        return [None if reward is None else advantage_sign * reward for reward in episode_reward]
+
+    rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
+    dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
+    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config), train_dataset=dataset,
+                          processing_class=tokenizer, peft_config=peft_config, rollout_func=run.rollout,
+                          callbacks=[RunCallback(run)])
+    run.trainer = trainer
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)  # metrics.jsonl and on_step carry the numbers
+    try:
+        torch.manual_seed(config.seed)
+        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    finally:
+        run.close()
+    return {"steps_done": trainer.state.global_step, "checkpoints": list(run.checkpoints),
+            "output_dir": str(config.output_dir), "stopped": run.stopped}
+
+
+def checkpoint_step(path: Path) -> int:
+    return int(Path(path).name.rsplit("-", 1)[1])
