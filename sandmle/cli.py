@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -34,7 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader that has gone (`| head`) shows here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # As Python's signal docs advise: point stdout at devnull so the exit-time flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (UsageError, FileNotFoundError) as error:
         print(f"sandmle {args.command}: {error}", file=sys.stderr)
         return 2

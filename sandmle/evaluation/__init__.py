@@ -1,0 +1,1 @@
+"""Evaluation: resumable campaigns of episodes, their metrics (rates with SEM, best-of-k, HumanRank), the transfer report."""

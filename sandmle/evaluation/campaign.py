@@ -1,0 +1,189 @@
+"""Evaluation campaigns: policies x scaffolds x tasks x seeds through the one episode runner, resumable from episodes.jsonl."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.agents.scaffolds.base import FEEDBACK_MODES
+from sandmle.errors import UsageError
+
+EPISODES_FILE = "episodes.jsonl"
+REPORT_JSON = "report.json"
+REPORT_CSV = "report.csv"
+
+
+@dataclass
+class CampaignSpec:
+    """What a campaign runs: every policy under every scaffold on every task, `seeds` times (MLE-bench asks for 3)."""
+
+    policies: list[str]
+    scaffolds: list[str]
+    tasks: list[Path]
+    seeds: int = 3
+    baseline: str | None = None
+    feedback: str = "score"
+    max_turns: int = 15
+    time_budget_s: float = 900.0
+    temperature: float = 1.0
+    step_timeout_s: float = 60.0
+    max_tokens: int = 1024
+    extra: dict = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise UsageError("<field>: <problem>") for the first field that cannot run."""
+        if not self.policies or not all(isinstance(p, str) and p.strip() for p in self.policies):
+            raise UsageError("policies: give at least one policy spec (baseline, openai:MODEL@URL or hf:PATH)")
+        if len(set(self.policies)) != len(self.policies):
+            raise UsageError("policies: a policy is listed twice")
+        unknown = [name for name in self.scaffolds if name not in SCAFFOLDS]
+        if not self.scaffolds or unknown:
+            raise UsageError(f"scaffolds: expected one or more of {', '.join(SCAFFOLDS)}"
+                             + (f", not {', '.join(map(repr, unknown))}" if unknown else ""))
+        if len(set(self.scaffolds)) != len(self.scaffolds):
+            raise UsageError("scaffolds: a scaffold is listed twice")
+        if not self.tasks:
+            raise UsageError("tasks: give at least one task bundle")
+        task_ids = []
+        for task in self.tasks:
+            task = Path(task)
+            if not (task / "public").is_dir() or not (task / "private" / "grading.json").is_file():
+                raise UsageError(f"tasks: {task.name or task} is not a task bundle (needs public/ and private/grading.json)")
+            task_ids.append(task_id_of(task))
+        if len(set(task_ids)) != len(task_ids):
+            raise UsageError("tasks: two bundles have the same task id")
+        if isinstance(self.seeds, bool) or not isinstance(self.seeds, int) or self.seeds < 1:
+            raise UsageError(f"seeds: {self.seeds!r} must be a whole number of at least 1")
+        if self.baseline is not None and self.baseline not in self.policies:
+            raise UsageError(f"baseline: {self.baseline!r} is not one of the policies")
+        if self.feedback not in FEEDBACK_MODES:
+            raise UsageError(f"feedback: expected one of {', '.join(FEEDBACK_MODES)}, not {self.feedback!r}")
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise UsageError(f"max_turns: {self.max_turns!r} must be a whole number of at least 1")
+        for name in ("time_budget_s", "step_timeout_s"):
+            if not float(getattr(self, name)) > 0:
+                raise UsageError(f"{name}: must be more than 0 seconds")
+        if not 0.0 <= float(self.temperature) <= 2.0:
+            raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "tasks": [str(task) for task in self.tasks]}
+
+
+def task_id_of(task_dir: Path) -> str:
+    """The bundle's task id as the episode runner names it: task.json's, else the directory's name."""
+    try:
+        return str(json.loads((Path(task_dir) / "task.json").read_text()).get("task_id", Path(task_dir).name))
+    except (OSError, ValueError, AttributeError):
+        return task_dir.name
+
+
+def episode_key(policy: str, scaffold: str, task_id: str, seed: int) -> str:
+    """The identity of one episode of a campaign; a resumed campaign skips every key already recorded."""
+    return f"{policy}|{scaffold}|{task_id}|{int(seed)}"
+
+
+def read_episodes(out_dir: Path) -> list[dict]:
+    """The recorded episodes; a last line cut short by a crash is ignored (that episode runs again)."""
+    path = Path(out_dir) / EPISODES_FILE
+    if not path.is_file():
+        return []
+    records, seen = [], set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and "key" in record and record["key"] not in seen:
+            seen.add(record["key"])
+            records.append(record)
+    return records
+
+
+def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool) -> dict:
+    from sandmle.evaluation.transfer import report_csv, transfer_report
+
+    report = transfer_report(episodes, baseline=spec.baseline if any(e["policy"] == spec.baseline for e in episodes)
+                             else None)
+    report["complete"] = complete
+    report["episodes"] = len(episodes)
+    (out_dir / REPORT_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    (out_dir / REPORT_CSV).write_text(report_csv(report), encoding="utf-8")
+    return report
+
+
+def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dict], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None, concurrency: int = 1,
+                 policy_options: dict | None = None, pool=None) -> dict:
+    """Run every episode of the grid not yet in out_dir/episodes.jsonl, appending each as it ends; write the reports.
+
+    Episodes go through rollout.run_batch (one call per policy, scaffold and seed over the tasks still to run), so a
+    campaign episode is the same code as a training one. A stop request ends the run between episodes; the report
+    then covers what finished and says complete: false.
+    """
+    from sandmle.agents.policies import SamplingParams, make_policy
+    from sandmle.rollout import EpisodeConfig, _make_pool, run_batch
+
+    spec.validate()
+    if concurrency < 1:
+        raise UsageError("concurrency: must be at least 1")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "spec.json").write_text(json.dumps(spec.to_dict(), indent=2) + "\n", encoding="utf-8")
+    episodes = read_episodes(out_dir)
+    done = {episode["key"] for episode in episodes}
+    tasks = [(Path(task), task_id_of(Path(task))) for task in spec.tasks]
+    lock = threading.Lock()
+    stopped = False
+    own_pool = pool is None
+    pool = _make_pool(concurrency) if own_pool else pool
+    try:
+        with (out_dir / EPISODES_FILE).open("a", encoding="utf-8") as sink:
+            for policy_spec in spec.policies:
+                pending_for_policy = [(scaffold, seed) for scaffold in spec.scaffolds for seed in range(spec.seeds)
+                                      if any(episode_key(policy_spec, scaffold, tid, seed) not in done for _, tid in tasks)]
+                if not pending_for_policy or stopped:
+                    continue
+                policy = make_policy(policy_spec, **(policy_options or {}))
+                for scaffold, seed in pending_for_policy:
+                    if should_stop is not None and should_stop():
+                        stopped = True
+                        break
+                    pending = [(path, tid) for path, tid in tasks if episode_key(policy_spec, scaffold, tid, seed) not in done]
+                    config = EpisodeConfig(feedback=spec.feedback, max_turns=spec.max_turns,
+                                           time_budget_s=spec.time_budget_s, step_timeout_s=spec.step_timeout_s,
+                                           seed=seed, sampling=SamplingParams(temperature=spec.temperature,
+                                                                              max_tokens=spec.max_tokens))
+
+                    def record(trajectory, policy_spec=policy_spec, scaffold=scaffold, seed=seed) -> None:
+                        data = trajectory.to_dict()
+                        task_id = data["task_id"]  # the runner names it as task_id_of does, and ids are unique
+                        entry = {"key": episode_key(policy_spec, scaffold, task_id, seed), "policy": policy_spec,
+                                 "scaffold": scaffold, "task_id": task_id, "seed": seed,
+                                 "report": data.get("grade") or {}, "trajectory": data}
+                        with lock:
+                            sink.write(json.dumps(entry) + "\n")
+                            sink.flush()
+                            done.add(entry["key"])
+                            episodes.append(entry)
+                        if on_episode is not None:
+                            on_episode(entry)
+
+                    run_batch([path for path, _ in pending], scaffold=scaffold, policy_spec=policy, samples=1,
+                              concurrency=concurrency, config=config, on_trajectory=record, should_cancel=should_stop,
+                              pool=pool)
+                if should_stop is not None and should_stop():
+                    stopped = True
+    finally:
+        close = getattr(pool, "close", None) if own_pool else None
+        if close:
+            close()
+    total = len(spec.policies) * len(spec.scaffolds) * len(tasks) * spec.seeds
+    wanted = {episode_key(p, s, tid, seed) for p in spec.policies for s in spec.scaffolds for _, tid in tasks
+              for seed in range(spec.seeds)}
+    in_grid = [episode for episode in episodes if episode["key"] in wanted]
+    return _write_reports(out_dir, in_grid, spec, complete=len(in_grid) == total)

@@ -1,0 +1,97 @@
+"""Campaign metrics: mean with standard error over seeds, the unbiased best-of-k estimator, HumanRank, per-cell metrics."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from sandmle.errors import UsageError
+from sandmle.grading import position_score
+
+# Rates are taken per seed over the cell's tasks, then averaged over seeds, as MLE-bench reports them (mean ± SEM of
+# seeds); the others are per-episode figures averaged the same way.
+RATE_FIELDS = {
+    "medal_rate": "any_medal",
+    "gold_rate": "gold_medal",
+    "silver_rate": "silver_medal",
+    "bronze_rate": "bronze_medal",
+    "valid_rate": "valid_submission",
+    "above_median_rate": "above_median",
+}
+METRICS = (*RATE_FIELDS, "human_rank", "mean_turns", "mean_tokens", "mean_wall_s")
+
+
+def mean_sem(values) -> tuple[float | None, float | None]:
+    """Mean and standard error of the mean (sample standard deviation / sqrt(n)); SEM 0.0 for one value, both None for none."""
+    values = [float(value) for value in values]
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return mean, 0.0
+    variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
+    return mean, math.sqrt(variance / len(values))
+
+
+def _success_probability(n: int, c: int, k: int) -> float:
+    """P(at least one of k samples drawn without replacement from n, c of them successes, succeeds) = 1 - C(n-c,k)/C(n,k)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def best_of_k(successes_per_task: list[list[bool]], k: int) -> float:
+    """The unbiased best-of-k success rate (the pass@k estimator) averaged over tasks, from each task's n repeats."""
+    if not successes_per_task:
+        raise UsageError("best_of_k: no tasks given")
+    if k < 1:
+        raise UsageError(f"k: {k} must be at least 1")
+    shortest = min(len(samples) for samples in successes_per_task)
+    if k > shortest:
+        raise UsageError(f"k: {k} is more than the {shortest} repeats of a task")
+    return sum(_success_probability(len(s), sum(map(bool, s)), k) for s in successes_per_task) / len(successes_per_task)
+
+
+def human_rank(score: float | None, leaderboard_scores, is_lower_better: bool) -> float:
+    """MLE-Dojo's position score (N - p + 1) / N of a score on a leaderboard of N scores (grading's rule, ties included)."""
+    return position_score(score, list(leaderboard_scores), is_lower_better=is_lower_better)
+
+
+def episode_tokens(trajectory: dict) -> int:
+    """Tokens the policy produced in an episode (its completion ids)."""
+    return sum(len(record.get("completion_ids") or []) for record in trajectory.get("tokens") or [])
+
+
+def episode_turns(trajectory: dict) -> int:
+    return sum(1 for turn in trajectory.get("turns") or [] if turn.get("role") == "assistant")
+
+
+def _episode_values(episode: dict) -> dict[str, float]:
+    report = episode.get("report") or {}
+    trajectory = episode.get("trajectory") or {}
+    values = {name: float(bool(report.get(field))) for name, field in RATE_FIELDS.items()}
+    values["human_rank"] = float(report.get("position_score") or 0.0)
+    values["mean_turns"] = float(episode_turns(trajectory))
+    values["mean_tokens"] = float(episode_tokens(trajectory))
+    values["mean_wall_s"] = float(trajectory.get("wall_s") or 0.0)
+    return values
+
+
+def cell_metrics(episodes: list[dict]) -> dict:
+    """Every metric of one policy x scaffold cell as mean ± SEM over seeds, and the best-of-k medal rate for k = 1..n."""
+    by_seed: dict[int, list[dict]] = defaultdict(list)
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for episode in episodes:
+        by_seed[int(episode["seed"])].append(_episode_values(episode))
+        by_task[str(episode["task_id"])].append(bool((episode.get("report") or {}).get("any_medal")))
+    metrics = {}
+    for name in METRICS:
+        per_seed = [sum(values[name] for values in rows) / len(rows) for _, rows in sorted(by_seed.items())]
+        mean, sem = mean_sem(per_seed)
+        metrics[name] = {"mean": mean, "sem": sem}
+    repeats = min((len(samples) for samples in by_task.values()), default=0)
+    return {
+        "n": len(episodes),
+        "metrics": metrics,
+        "best_of_k": [{"k": k, "medal_rate": best_of_k(list(by_task.values()), k)} for k in range(1, repeats + 1)],
+    }
