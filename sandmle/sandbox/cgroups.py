@@ -10,6 +10,24 @@ from pathlib import Path
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
+def own_cgroup_dir(controller: str, *, proc_cgroup: str = "/proc/self/cgroup") -> Path:
+    """The directory of this process's own group in a v1 controller's hierarchy (from /proc/self/cgroup).
+
+    Step groups are made below it, so the worker's own limits and accounting (a container's, a service's) bind
+    its steps as well, and the worker never writes at the root of a hierarchy it was not given.
+    """
+    try:
+        lines = Path(proc_cgroup).read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        _hierarchy, _, rest = line.partition(":")
+        controllers, _, group = rest.partition(":")
+        if controller in controllers.split(","):
+            return CGROUP_ROOT / controller / group.lstrip("/")
+    return CGROUP_ROOT / controller
+
+
 class StepCgroup:
     """Memory + pids limits and CPU accounting for one step's process tree; remove() after the step.
 
@@ -23,7 +41,7 @@ class StepCgroup:
         for controller, settings in (("memory", {"memory.limit_in_bytes": str(memory_mb << 20)}),
                                      ("pids", {"pids.max": str(processes)}),
                                      ("cpuacct", {})):
-            base = CGROUP_ROOT / controller
+            base = own_cgroup_dir(controller)
             if not os.access(base, os.W_OK):
                 continue
             path = base / name

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import weakref
 from pathlib import Path
 
 from sandmle.sandbox.cgroups import StepCgroup
@@ -15,6 +16,7 @@ from sandmle.sandbox.limits import (
     SANDBOX_UID, Limits, SandboxUnavailable, StepResult, apply_rlimits, changed_files, classify,
     prepare_workdir, python_paths, read_capped, scrubbed_env, snapshot,
 )
+from sandmle.sandbox.staging import remove_staged, stage_public, staged_workdir
 from sandmle.sandbox.zygote import tree_usage_bytes, watch_step
 
 UNSAFE_ENV_VAR = "SANDMLE_UNSAFE_PLAIN_SUBPROCESS"
@@ -51,6 +53,13 @@ class Sandbox:
                 f"Set {UNSAFE_ENV_VAR}=1 to allow a plain subprocess (development only, NOT isolated).")
         self.public_path = str(self.public_dir) if self.unsafe else "/public"
         self.work_path = str(self.workdir) if self.unsafe else "/workdir"
+        # Steps bind the public files from a random staging copy, so their mount table names no bundle.
+        self._staged_public = None if self.unsafe else stage_public(self.public_dir)
+        self._release_staging = weakref.finalize(self, remove_staged, self._staged_public)
+
+    def close(self) -> None:
+        """Remove the episode's staged public files (also done when the sandbox is garbage-collected)."""
+        self._release_staging()
 
     def run_python(self, code: str) -> StepResult:
         return self._run(kind="python", payload=code)
@@ -61,11 +70,15 @@ class Sandbox:
     def _run(self, *, kind: str, payload: str) -> StepResult:
         prepare_workdir(self.workdir)
         before = snapshot(self.workdir)
-        if self.pool is not None and not self.unsafe:
-            result = self.pool.run_step(public_dir=self.public_dir, workdir=self.workdir, kind=kind,
-                                        payload=payload, limits=self.limits)
+        if self.unsafe:
+            result = self._run_cold(kind=kind, payload=payload, workdir=self.workdir)
         else:
-            result = self._run_cold(kind=kind, payload=payload)
+            with staged_workdir(self.workdir) as bind_workdir:
+                if self.pool is not None:
+                    result = self.pool.run_step(public_dir=self._staged_public, workdir=bind_workdir, kind=kind,
+                                                payload=payload, limits=self.limits)
+                else:
+                    result = self._run_cold(kind=kind, payload=payload, workdir=bind_workdir)
         after = snapshot(self.workdir)
         result.files_changed = changed_files(before, after)
         quota_bytes = self.limits.workdir_mb << 20
@@ -84,7 +97,7 @@ class Sandbox:
                           f"quota; it was stopped and the {len(result.files_changed)} files it wrote were removed]")
         result.files_changed = []
 
-    def _command(self, *, kind: str, step_dir: Path) -> list[str]:
+    def _command(self, *, kind: str, step_dir: Path, workdir: Path) -> list[str]:
         paths = python_paths()
         inner_step = str(step_dir) if self.unsafe else "/.sandmle"
         inner = ([paths["python"], f"{inner_step}/step.py"] if kind == "python"
@@ -114,14 +127,14 @@ class Sandbox:
         for etc_file in ("/etc/ld.so.cache", "/etc/localtime"):
             if os.path.exists(etc_file):
                 args += ["--ro-bind", etc_file, etc_file]
-        args += ["--ro-bind", str(self.public_dir), "/public", "--bind", str(self.workdir), "/workdir",
+        args += ["--ro-bind", str(self._staged_public), "/public", "--bind", str(workdir), "/workdir",
                  "--ro-bind", str(step_dir), "/.sandmle", "--proc", "/proc", "--dev", "/dev", "--chdir", "/workdir", "--"]
         if as_root:
             args += ["/usr/bin/setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
         return args + inner
 
-    def _run_cold(self, *, kind: str, payload: str) -> StepResult:
+    def _run_cold(self, *, kind: str, payload: str, workdir: Path) -> StepResult:
         with tempfile.TemporaryDirectory(prefix="sandmle-step-") as tmp:
             step_dir = Path(tmp)
             (step_dir / ("step.py" if kind == "python" else "step.sh")).write_text(payload)
@@ -141,12 +154,28 @@ class Sandbox:
             start = time.monotonic()
             usage_before = os.times()
             with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-                process = subprocess.Popen(self._command(kind=kind, step_dir=step_dir), stdin=subprocess.DEVNULL,
-                                           stdout=out, stderr=err, cwd=str(self.workdir), env=env,
-                                           start_new_session=True, preexec_fn=before_exec)
+                command = self._command(kind=kind, step_dir=step_dir, workdir=workdir)
+                pass_fds: tuple[int, ...] = ()
+                if not self.unsafe:
+                    # bwrap reads its arguments from a file: as the PID namespace's init its command line is
+                    # readable by the step, and must not show the host paths it binds.
+                    args_file = step_dir / "bwrap-args"
+                    split = command.index("--")  # the options go in the file; the step's own command stays
+                    args_file.write_bytes(b"".join(arg.encode() + b"\0" for arg in command[1:split]))
+                    args_fd = os.open(args_file, os.O_RDONLY)
+                    args_file.unlink()
+                    command = [command[0], "--args", str(args_fd), *command[split:]]
+                    pass_fds = (args_fd,)
+                try:
+                    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                               cwd=str(workdir), env=env, start_new_session=True,
+                                               preexec_fn=before_exec, pass_fds=pass_fds)
+                finally:
+                    for fd in pass_fds:
+                        os.close(fd)
                 pidfd = os.pidfd_open(process.pid)
                 try:
-                    ended = watch_step(pidfd, deadline=start + limits.timeout_s, workdir=str(self.workdir),
+                    ended = watch_step(pidfd, deadline=start + limits.timeout_s, workdir=str(workdir),
                                        quota_bytes=limits.workdir_mb << 20)
                 finally:
                     os.close(pidfd)

@@ -15,6 +15,7 @@ or groups the step made; killing the keeper's group does the same from the outsi
 """
 
 import ctypes
+import gc
 import json
 import linecache
 import os
@@ -25,6 +26,7 @@ import sys
 import time
 import traceback
 
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x4000000, 0x8000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
@@ -46,7 +48,7 @@ def _check(result, what):
 
 def mount(source, target, fstype, flags, data=None):
     _check(libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(), flags,
-                      data and data.encode()), f"mount {source} {target}")
+                      data and data.encode()), f"mount {os.path.basename(target) or '/'}")
 
 
 def bind(source, target, *, read_only):
@@ -156,7 +158,7 @@ def _redirect_output(request, *, keep_fd):
     os.closerange(keep_fd + 1, 1 << 16)
 
 
-def step_tree(request, root, zygote_pid, report_fd):
+def step_tree(request, state, zygote_pid, report_fd):
     """The step's keeper, outside its namespaces' PID view: makes them, starts their init, forks the step, waits.
 
     The init is a tiny program (cat on a pipe only this process writes to), not a fork of this big interpreter:
@@ -182,7 +184,7 @@ def step_tree(request, root, zygote_pid, report_fd):
         before = os.times()
         step = os.fork()
         if step == 0:
-            run_step(request, root)
+            run_step(request, state)
         _pid, status = os.waitpid(step, 0)
         after = os.times()
         # The namespace dies with its init: the kernel kills whatever the step left running, then init is reaped.
@@ -211,32 +213,51 @@ def _init_program():
     return next(path for path in ("/usr/bin/cat", "/bin/cat") if os.path.exists(path))
 
 
-def run_step(request, root):
+def forget_host_state(request, state):
+    """Drop every host path this process holds before agent code runs in it.
+
+    The step is a fork of this interpreter, so it could walk its frames (sys._getframe().f_back ...) or
+    gc.get_objects() back to the request and the zygote's state: the zygote's directory, the staged bind
+    sources, the cgroup paths. The dicts are emptied in place (the outer frames hold them), and what they
+    held is then freed, so no Python object in the step names a host path.
+    """
+    request.clear()
+    state.clear()
+    gc.collect()
+
+
+def run_step(request, state):
     """The step, PID 2 of its namespace: cgroups, root, uid drop, limits, then the agent's code. Never returns."""
     code = 1
     try:
         os.closerange(3, 1 << 16)  # the keeper's report and init pipes
-        for cgroup_dir in request["cgroup_dirs"]:
-            with open(os.path.join(cgroup_dir, "cgroup.procs"), "w") as handle:
+        for cgroup_procs in [os.path.join(path, "cgroup.procs") for path in request["cgroup_dirs"]]:
+            with open(cgroup_procs, "w") as handle:
                 handle.write(str(os.getpid()))
-        build_root(root, request)
+        del cgroup_procs
+        # A cgroup namespace: /proc/self/cgroup then reads "/" instead of the worker's group path.
+        libc.unshare(CLONE_NEWCGROUP)
+        build_root(state["root"], request)
+        kind, payload, env = request["kind"], request["payload"], request["env"]
+        limits, nproc_rlimit, zygote_dir = request["limits"], request["nproc_rlimit"], request["zygote_dir"]
+        forget_host_state(request, state)
         os.setgroups([])
         os.setgid(UID)
         os.setuid(UID)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
         os.chdir("/workdir")
         os.environ.clear()
-        os.environ.update(request["env"])
-        apply_limits(request["limits"], include_nproc=request["nproc_rlimit"])
-        if request["kind"] == "shell":
-            os.execve("/bin/sh", ["sh", "-c", request["payload"]], request["env"])
-        sys.path[:] = [p for p in sys.path if not p.startswith(request["zygote_dir"])]
+        os.environ.update(env)
+        apply_limits(limits, include_nproc=nproc_rlimit)
+        if kind == "shell":
+            os.execve("/bin/sh", ["sh", "-c", payload], env)
+        sys.path[:] = [p for p in sys.path if not p.startswith(zygote_dir)]
         sys.argv = ["step.py"]
         namespace = {"__name__": "__main__", "__file__": "/workdir/step.py", "__builtins__": __builtins__}
         # Tracebacks then quote the agent's lines, as they would for a script run from a file.
-        linecache.cache["step.py"] = (len(request["payload"]), None, request["payload"].splitlines(True), "step.py")
+        linecache.cache["step.py"] = (len(payload), None, payload.splitlines(True), "step.py")
         try:
-            exec(compile(request["payload"], "step.py", "exec"), namespace)
+            exec(compile(payload, "step.py", "exec"), namespace)
             code = 0
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
@@ -263,17 +284,22 @@ def _read_report(fd):
     return json.loads(data)
 
 
-def serve(root):
+def serve(state):
     zygote_pid = os.getpid()
-    for line in sys.stdin:
+    while True:
+        # Bytes, not text: a text reader keeps the decoded chunk (this request's paths) as an object a step could find.
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return
         request = json.loads(line)
+        del line
         limits = request["limits"]
         start = time.monotonic()
         report_r, report_w = os.pipe()
         keeper = os.fork()
         if keeper == 0:
             os.close(report_r)
-            step_tree(request, root, zygote_pid, report_w)
+            step_tree(request, state, zygote_pid, report_w)
         os.close(report_w)
         try:
             os.setpgid(keeper, keeper)  # also done by the keeper; doing it here too leaves killpg no window to miss
@@ -304,7 +330,9 @@ def serve(root):
 
 
 def main():
-    root = sys.argv[1]
+    # Held only in a dict that a step's process empties (forget_host_state), never in a local or in sys.argv.
+    state = {"root": sys.argv.pop(1)}
+    sys.orig_argv = [arg for arg in sys.orig_argv if arg != state["root"]]
     for module in sys.argv[2:]:
         try:
             __import__(module)
@@ -313,7 +341,7 @@ def main():
     sys.stdout.write(json.dumps({"ready": True}) + "\n")
     sys.stdout.flush()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    serve(root)
+    serve(state)
 
 
 if __name__ == "__main__":
