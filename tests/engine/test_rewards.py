@@ -45,7 +45,7 @@ def test_registry_and_bad_arguments():
 
 TRAJECTORY = {"turns": [
     {"role": "assistant", "content": "look at data", "code": "df.describe()", "observation": "count 200"},
-    {"role": "assistant", "content": "cv", "code": "cross_val_score(model, X, y, cv=5)", "observation": "0.81"},
+    {"role": "tool", "code": "cross_val_score(model, X, y, cv=5)", "observation": "0.81", "step": {"termination": "ok"}},
 ]}
 
 
@@ -129,16 +129,16 @@ def test_rubric_and_dense_rubric_need_their_inputs(chat_client):
 
 
 def test_judge_answering_off_schema_or_failing_is_a_clear_zero(chat_server, chat_client):
-    # Criterion 1: three answers that parse but break the schema; 2: server errors until retries run out; 3: fine.
+    # cross_validation is checked from the code, not asked. Judged criterion 1: three answers that parse but break
+    # the schema; 2: server errors until retries run out.
     chat_server.script('{"met": "yes", "reason": "sure"}', '{"reason": "forgot met"}', '["met"]',
-                       (500, {"error": "down"}), (503, {"error": "busy"}), (500, {"error": "down"}),
-                       json.dumps({"met": True, "reason": "df.describe() in turn 1"}))
+                       (500, {"error": "down"}), (503, {"error": "busy"}), (500, {"error": "down"}))
     breakdown = compute_reward("rubric", report=report(), format_rate=1.0, trajectory=TRAJECTORY, judge=chat_client)
-    assert breakdown.details["judge_failures"] == ["cross_validation", "missing_values"]
-    assert breakdown.components == {"cross_validation": 0.0, "missing_values": 0.0, "inspects_data": 0.3}
-    assert breakdown.total == pytest.approx(0.3)
-    assert "schema violation" in breakdown.details["verdicts"]["cross_validation"]["reason"]
-    assert "HTTP 500" in breakdown.details["verdicts"]["missing_values"]["reason"]
+    assert breakdown.details["judge_failures"] == ["missing_values", "inspects_data"]
+    assert breakdown.components == {"cross_validation": 0.4, "missing_values": 0.0, "inspects_data": 0.0}
+    assert breakdown.total == pytest.approx(0.4)
+    assert "schema violation" in breakdown.details["verdicts"]["missing_values"]["reason"]
+    assert "HTTP 500" in breakdown.details["verdicts"]["inspects_data"]["reason"]
 
 
 def test_unreachable_judge_gives_dense_plus_zero_rubric():
@@ -149,9 +149,10 @@ def test_unreachable_judge_gives_dense_plus_zero_rubric():
     judge = ChatClient(url, "judge", api_key="k", timeout_s=2, max_retries=1, backoff_s=0.01)  # the port is closed now
     breakdown = compute_reward("dense+rubric", report=report("gold"), format_rate=1.0, trajectory=TRAJECTORY,
                                judge=judge, rubric_weight=0.25)
-    assert breakdown.total == pytest.approx(0.75 * 1.0)
-    assert breakdown.details["judge_failures"] == ["cross_validation", "missing_values", "inspects_data"]
-    assert all("cannot reach" in verdict["reason"] for verdict in breakdown.details["verdicts"].values())
+    assert breakdown.total == pytest.approx(0.75 * 1.0 + 0.25 * 0.4)  # only the code-checked criterion is met
+    assert breakdown.details["judge_failures"] == ["missing_values", "inspects_data"]
+    assert all("cannot reach" in verdict["reason"] for verdict in breakdown.details["verdicts"].values()
+               if verdict["decided_by"] == "judge")
 
 
 def test_episode_with_a_judge_stores_rubric_and_dense_plus_rubric(tmp_path, chat_server, chat_client):
@@ -175,6 +176,8 @@ def test_episode_with_a_judge_stores_rubric_and_dense_plus_rubric(tmp_path, chat
     assert set(rewards) == {"dense", "sparse", "rubric", "dense+rubric"}
     assert rewards["rubric"]["total"] == pytest.approx(0.3)
     assert rewards["dense+rubric"]["total"] == pytest.approx(0.5 * rewards["dense"]["total"] + 0.5 * 0.3)
-    assert len(chat_server.requests) == 3  # one call per criterion, shared by both schemes
+    # One call per judged criterion, shared by both schemes; cross-validation is checked from the code (none ran).
+    assert len(chat_server.requests) == 2
+    assert rewards["rubric"]["details"]["verdicts"]["cross_validation"]["met"] is False
     with pytest.raises(UsageError, match="rubric weight"):
         EpisodeConfig(rubric_weight=1.5)
