@@ -1,0 +1,21 @@
+"""`sandmle tiny-model`: save a tiny random Qwen3 with a local tokenizer (smoke runs of training, no download)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("tiny-model", help="save a tiny random Qwen3 checkpoint for smoke runs")
+    parser.add_argument("--out", type=Path, required=True, help="the checkpoint directory to write")
+    parser.add_argument("--seed", type=int, default=0, help="weight initialisation seed")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+    print(json.dumps({"checkpoint": str(build_tiny_checkpoint(args.out, seed=args.seed))}))
+    return 0
