@@ -96,7 +96,7 @@ def _load_answers(task_dir: Path) -> pd.DataFrame:
     return pd.read_csv(Path(task_dir) / "private" / "answers.csv", dtype=str, keep_default_na=False)
 
 
-def test_row_count(task_dir: Path) -> int:
+def answer_row_count(task_dir: Path) -> int:
     """How many test ids the task has (the rows of private/answers.csv)."""
     return len(_load_answers(task_dir))
 

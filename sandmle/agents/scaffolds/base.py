@@ -187,7 +187,7 @@ class EpisodeContext:
         from sandmle import grading
 
         spec = grading.load_grading(self.task_dir)
-        return grading.submission_byte_cap(spec, grading.test_row_count(self.task_dir))
+        return grading.submission_byte_cap(spec, grading.answer_row_count(self.task_dir))
 
     def keep_submission(self, name: str) -> Path | None:
         """Copies the current submission aside (tree search keeps one per node); None if there is none or it is refused.
