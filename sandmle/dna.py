@@ -69,12 +69,13 @@ def _count_modes(values: np.ndarray) -> int:
 
 def _numeric_dna(column: pd.Series) -> FeatureDNA:
     values = column.dropna().to_numpy(dtype=float)
+    values = values[np.isfinite(values)]  # inf would make every statistic (and the stored JSON) non-finite
     kurtosis = float(stats.kurtosis(values)) if len(values) > 3 and np.std(values) > 0 else 0.0
     return FeatureDNA(
         kind="numeric", missing_rate=float(column.isna().mean()),
         skewness=float(stats.skew(values)) if len(values) > 2 and np.std(values) > 0 else 0.0,
         kurtosis=kurtosis, heavy_tailed=kurtosis > 3.0, n_modes=_count_modes(values),
-        bounded=bool(values.min() >= 0), integer=bool(np.allclose(values, np.round(values))),
+        bounded=bool(len(values) == 0 or values.min() >= 0), integer=bool(np.allclose(values, np.round(values))),
         quantiles=[float(q) for q in np.quantile(values, QUANTILES)] if len(values) else [],
     )
 
@@ -110,11 +111,15 @@ def extract_dna(seed) -> TaskDNA:
         else:
             feature_dna.append(_categorical_dna(column.astype("string")) if not pd.api.types.is_numeric_dtype(column)
                                else _categorical_dna(column))
-    numeric = features.select_dtypes("number")
+    # inf is no value for a correlation; a constant or all-missing column has none: such pairs are skipped, and a
+    # seed with no defined pair gets 0.0 (a NaN here would make the DNA invalid JSON).
+    numeric = features.select_dtypes("number").replace([np.inf, -np.inf], np.nan)
     correlation = 0.0
     if numeric.shape[1] > 1:
         matrix = numeric.corr().abs().to_numpy()
-        correlation = float(np.nanmean(matrix[np.triu_indices_from(matrix, k=1)]))
+        pairs = matrix[np.triu_indices_from(matrix, k=1)]
+        pairs = pairs[np.isfinite(pairs)]
+        correlation = float(pairs.mean()) if pairs.size else 0.0
     classification = seed.task_type != "regression"
     balance = labels.value_counts(normalize=True).sort_index().tolist() if classification else []
     side = int(round(np.sqrt(features.shape[1])))

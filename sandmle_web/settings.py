@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "accounts",
     "tasks_app",
     "training_app",
+    "studio",
 ]
 
 MIDDLEWARE = [
@@ -115,6 +116,10 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js as the installed plotly package ships it (served locally: the studio works offline), as vendor/plotly.min.js.
+import plotly as _plotly  # noqa: E402
+
+STATICFILES_DIRS.append(("vendor", Path(_plotly.__file__).parent / "package_data"))
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -139,7 +144,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "sandmle_web.pagination.StudioPagination",
     "PAGE_SIZE": 50,
 }
 

@@ -108,8 +108,9 @@ class TaskListApi(APIView):
         if filters["status"] and filters["status"] not in SynthesizedTask.Status.values:
             raise ValidationError({"status": [f"expected one of {', '.join(SynthesizedTask.Status.values)}"]})
         run = request.query_params.get("run", "")
-        if run and not run.isdigit():
-            raise ValidationError({"run": ["expected a run id"]})
+        # str.isdigit() accepts '²', and a 20-digit id overflows the database's integer.
+        if run and not (run.isascii() and run.isdigit() and len(run) <= 18):
+            raise ValidationError({"run": ["expected a run id (a whole number)"]})
         tasks = selectors.task_list(**filters, run_id=int(run) if run else None)[:500]
         return Response([task_payload(task, user=request.user) for task in tasks])
 

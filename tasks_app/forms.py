@@ -10,6 +10,10 @@ METRICS = [("", "default for the task type"), ("accuracy", "accuracy"), ("macro_
            ("log_loss", "log-loss"), ("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R²")]
 
 
+# The rng seeds numpy and is stored in a signed 64-bit column; 2**32 seeds are more than any curator needs.
+RNG_MAX = 2**32 - 1
+
+
 class SeedUploadForm(forms.Form):
     name = forms.SlugField(max_length=80)
     file = forms.FileField(help_text="a CSV file with a header row")
@@ -27,7 +31,7 @@ class SeedUploadForm(forms.Form):
 
 class SynthesisRunForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=200, initial=4)
-    rng = forms.IntegerField(min_value=0, initial=0, label="rng seed")
+    rng = forms.IntegerField(min_value=0, max_value=RNG_MAX, initial=0, label="rng seed")
     llm_url = forms.URLField(required=False, assume_scheme="https", label="LLM base URL (optional)",
                              help_text="an OpenAI-compatible endpoint for the domain and rule stages; empty: procedural")
     llm_model = forms.CharField(max_length=200, required=False, label="LLM model")

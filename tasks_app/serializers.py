@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from tasks_app.forms import RNG_MAX
 from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskSet
 
 
@@ -29,7 +30,7 @@ class SeedUploadInput(serializers.Serializer):
 class SynthesisRunInput(serializers.Serializer):
     seed = serializers.SlugField()
     count = serializers.IntegerField(min_value=1, max_value=200)
-    rng = serializers.IntegerField(min_value=0, required=False, default=0)
+    rng = serializers.IntegerField(min_value=0, max_value=RNG_MAX, required=False, default=0)
     # Omit all three LLM fields to get the deployment's defaults (SANDMLE_LLM_*); send an empty llm_url for none.
     llm_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
     llm_model = serializers.CharField(required=False, allow_blank=True, max_length=200)

@@ -18,6 +18,7 @@ from sandmle.dna import extract_dna
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
+from tasks_app.forms import RNG_MAX
 from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskDNA, TaskSet
 
 SEED_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")
@@ -122,6 +123,8 @@ def synthesis_run_create(
     key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default)."""
     if not 1 <= count <= 200:
         raise ServiceError("ask for between 1 and 200 tasks", field="count")
+    if not 0 <= rng <= RNG_MAX:
+        raise ServiceError(f"use an rng seed from 0 to {RNG_MAX}", field="rng")
     _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
     run = SynthesisRun.objects.create(
         seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,
