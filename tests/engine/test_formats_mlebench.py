@@ -1,0 +1,147 @@
+"""MLE-bench export and import: the registry files, MLE-bench's medal rules on the exported leaderboard, the round trip."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from sandmle.formats.mlebench import export_task, import_competition
+from sandmle.grading import grade_submission
+from tests.engine.rollout_bundles import make_bundle
+
+
+def mlebench_rank_rules(scores: list[float]) -> dict:
+    """MLE-bench's published rules (its rank_score by number of teams), written here from its documentation."""
+    n = len(scores)
+    if n < 100:
+        gold, silver, bronze = max(1, int(n * 0.1)), max(1, int(n * 0.2)), max(1, int(n * 0.4))
+    elif n < 250:
+        gold, silver, bronze = 10, int(n * 0.2), int(n * 0.4)
+    elif n < 1000:
+        gold, silver, bronze = 10 + int(n * 0.002), 50, 100
+    else:
+        gold, silver, bronze = 10 + int(n * 0.002), int(n * 0.05), int(n * 0.1)
+    return {"gold": scores[gold - 1], "silver": scores[silver - 1], "bronze": scores[bronze - 1],
+            "median": statistics.median(scores), "is_lower_better": scores[0] < scores[-1]}
+
+
+def mlebench_medals(score: float, rules: dict) -> dict:
+    better_or_equal = (lambda a, b: a <= b) if rules["is_lower_better"] else (lambda a, b: a >= b)
+    strictly_better = (lambda a, b: a < b) if rules["is_lower_better"] else (lambda a, b: a > b)
+    gold = better_or_equal(score, rules["gold"])
+    silver = not gold and better_or_equal(score, rules["silver"])
+    bronze = not gold and not silver and better_or_equal(score, rules["bronze"])
+    return {"gold_medal": gold, "silver_medal": silver, "bronze_medal": bronze, "any_medal": gold or silver or bronze,
+            "above_median": strictly_better(score, rules["median"])}
+
+
+def load_grade_module(path):
+    spec = importlib.util.spec_from_file_location("exported_grade", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def submission_near_answers(task_dir, tmp_path, *, noise: float, seed: int = 0):
+    """A plausible submission: the answers blurred by noise (probabilities for classes, values for regression)."""
+    grading = pd.read_json(task_dir / "private" / "grading.json", typ="series")
+    answers = pd.read_csv(task_dir / "private" / "answers.csv", dtype=str)
+    rng = np.random.default_rng(seed)
+    target = grading["target_column"]
+    frame = pd.DataFrame({"id": answers["id"]})
+    if grading["task_type"] == "regression":
+        frame[target] = answers[target].astype(float) + rng.normal(scale=noise, size=len(answers))
+    elif grading["task_type"] == "binary":
+        frame[target] = np.clip((answers[target] == grading["labels"][1]) * 0.6 + 0.2
+                                + rng.normal(scale=noise, size=len(answers)), 0, 1)
+    else:
+        scores = rng.random((len(answers), len(grading["labels"]))) * noise
+        for i, label in enumerate(grading["labels"]):
+            scores[:, i] += (answers[target] == str(label)).to_numpy()
+        scores /= scores.sum(axis=1, keepdims=True)
+        for i, label in enumerate(grading["labels"]):
+            frame[str(label)] = scores[:, i]
+    path = tmp_path / f"submission-{noise}.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
+def test_export_writes_what_mlebench_reads_and_its_rules_give_our_thresholds(tmp_path, kind):
+    task_dir = make_bundle(tmp_path / "tasks", kind=kind, rows=100)
+    out = tmp_path / "export"
+    competition = export_task(task_dir, out)
+    task_id = task_dir.name
+    assert competition == out / "competitions" / task_id
+    config = yaml.safe_load((competition / "config.yaml").read_text())
+    assert config["id"] == task_id and config["awards_medals"] is True
+    assert config["description"] == f"mlebench/competitions/{task_id}/description.md"
+    assert config["grader"]["grade_fn"] == f"mlebench.competitions.{task_id}.grade:grade"
+    assert config["preparer"] == f"mlebench.competitions.{task_id}.prepare:prepare"
+    assert (out / "data" / config["dataset"]["answers"]).is_file()
+    assert (out / "data" / config["dataset"]["sample_submission"]).is_file()
+    assert not (out / "data" / task_id / "prepared" / "public" / "answers.csv").exists()
+    checksums = yaml.safe_load((competition / "checksums.yaml").read_text())
+    assert set(checksums) == {"private", "public"} and "test.csv" in checksums["private"]
+    grade_text = (competition / "grade.py").read_text()
+    imported = {line.split()[1].split(".")[0] for line in grade_text.splitlines() if line.startswith(("import ", "from "))}
+    assert imported <= {"numpy", "pandas", "sklearn", "mlebench"}
+
+    grading = pd.read_json(task_dir / "private" / "grading.json", typ="series")
+    rules = mlebench_rank_rules(pd.read_csv(competition / "leaderboard.csv")["score"].tolist())
+    assert rules["is_lower_better"] == grading["is_lower_better"]
+    for name in ("gold", "silver", "bronze", "median"):
+        assert rules[name] == pytest.approx(grading["milestones"][name], abs=1e-12)
+
+    # MLE-bench grades: grade.py on the exported files, the score rounded to 5 decimals, medals by its rules.
+    grade = load_grade_module(competition / "grade.py")
+    answers = pd.read_csv(out / "data" / config["dataset"]["answers"])
+    for noise in (0.05, 0.6, 2.0):
+        submission = submission_near_answers(task_dir, tmp_path, noise=noise)
+        ours = grade_submission(task_dir, submission)
+        theirs = round(grade.grade(pd.read_csv(submission), answers), 5)
+        assert theirs == pytest.approx(ours.score, abs=1e-5)
+        medals = mlebench_medals(theirs, rules)
+        # Rounding to 5 decimals can move a score across a threshold only when it lies that close to one.
+        if all(abs(theirs - rules[m]) > 1e-5 for m in ("gold", "silver", "bronze", "median")):
+            assert medals == {key: getattr(ours, key) for key in medals}
+
+    broken = pd.read_csv(submission).drop(columns=[pd.read_csv(submission).columns[-1]])
+    with pytest.raises(grade.InvalidSubmissionError):
+        grade.grade(broken, answers)
+
+
+def test_export_then_import_gives_the_same_report(tmp_path):
+    task_dir = make_bundle(tmp_path / "tasks", kind="multiclass", rows=100)
+    competition = export_task(task_dir, tmp_path / "export")
+    imported = import_competition(competition, tmp_path / "imported")
+    task = json.loads((imported / "task.json").read_text())
+    assert task["imported"] is True and task["source_format"] == "mlebench"
+    assert not (imported / "public" / "answers.csv").exists()
+    for noise in (0.1, 1.0):
+        submission = submission_near_answers(task_dir, tmp_path, noise=noise, seed=1)
+        assert grade_submission(imported, submission).to_dict() == grade_submission(task_dir, submission).to_dict()
+
+
+def test_import_of_a_competition_without_our_extras_uses_its_leaderboard(tmp_path):
+    task_dir = make_bundle(tmp_path / "tasks", kind="regression", rows=100)
+    competition = export_task(task_dir, tmp_path / "export")
+    (competition / "sandmle_ladder.json").unlink()
+    answers = tmp_path / "export" / "data" / task_dir.name / "prepared" / "private" / "test.csv"
+    pd.read_csv(answers).drop(columns=["leaderboard"]).to_csv(answers, index=False)
+    pd.DataFrame({"score": [0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 2.0, 2.5, 3.0, 4.0]}).to_csv(competition / "leaderboard.csv")
+    imported = import_competition(competition, tmp_path / "imported")
+    grading = json.loads((imported / "private" / "grading.json").read_text())
+    assert grading["is_lower_better"] is True and grading["metric"] == "rmse"
+    assert grading["milestones"] == {"gold": 0.5, "silver": 0.7, "bronze": 1.1, "median": 1.4}
+    assert len(grading["ladder"]) == 10
+    split = pd.read_csv(imported / "private" / "answers.csv")["leaderboard"]
+    assert set(split) == {"public", "private"}
+    report = grade_submission(imported, submission_near_answers(task_dir, tmp_path, noise=0.1))
+    assert report.valid_submission and report.gold_medal
