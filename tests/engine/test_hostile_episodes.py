@@ -5,7 +5,6 @@ appears, no answer or host path reaches the trajectory, and the score never beat
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pytest
@@ -111,8 +110,7 @@ def test_planted_links_and_special_files_are_refused(world, pool, tmp_path, scaf
     root, task, other, outside = world
     before = fingerprint(root)
     codes = attacks(task, other, outside)
-    # AIDE's and AIRA's trees copy and restore kept submissions: there the node links and their own valid file
-    # come last, so the final restore goes through the planted names.
+    # The node-link attacks come last, so AIDE's and AIRA's final restore goes through the planted names.
     order = list(codes)
     steps = len(order)
     config = EpisodeConfig(feedback="validate", max_turns=steps + 1, step_timeout_s=20.0,
@@ -135,7 +133,7 @@ def test_deep_tree_and_huge_submission_end_as_ordinary_episodes_in_a_batch(world
     task = world[1]
     deep = ("import os\nfor _ in range(1500):\n    os.mkdir('d')\n    os.chdir('d')\nprint('deep')\n")
     huge = ("with open('/workdir/submission.csv', 'w') as out:\n    out.write('id,label\\n')\n"
-            "    out.write(''.join(f'{i},0.5\\n' for i in range(1_000_000)))\nprint('huge')\n")
+            "    out.write(''.join(f'{i},0.5\\n' for i in range(300_000)))\nprint('huge')\n")
 
     def reply(messages, sampling):
         done = sum(m["role"] == "assistant" for m in messages)
