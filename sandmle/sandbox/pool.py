@@ -15,6 +15,7 @@ from sandmle.sandbox.cgroups import StepCgroup
 from sandmle.sandbox.limits import (
     Limits, SandboxUnavailable, StepResult, classify, python_paths, read_capped, scrubbed_env,
 )
+from sandmle.sandbox.staging import staging_root
 
 ZYGOTE_SCRIPT = Path(__file__).with_name("zygote.py")
 DEFAULT_PRELOAD = ("numpy", "pandas", "sklearn", "sklearn.linear_model", "sklearn.ensemble",
@@ -33,10 +34,15 @@ class _Zygote:
             if p and not p.startswith(paths["base_prefix"] + os.sep)]
         self.env = scrubbed_env(home="/workdir", site_packages=paths["site_packages"])
         self.process = subprocess.Popen(
-            [paths["python"], str(ZYGOTE_SCRIPT), str(self.state_dir / "root"), *preload],
+            [paths["python"], str(ZYGOTE_SCRIPT), *preload],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
             cwd=str(self.state_dir), start_new_session=True, text=True, bufsize=1)
         self.steps = 0
+        try:
+            self.process.stdin.write(json.dumps({"root": str(self.state_dir / "root")}) + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            pass  # a zygote that died at once is reported by the wait for its ready line
         if self._read_line(timeout_s=start_timeout_s) is None:
             self.close()
             raise SandboxUnavailable("the warm zygote did not start (namespaces or mounts not permitted here)")
@@ -133,7 +139,8 @@ class SandboxPool:
 
     def run_step(self, *, public_dir: Path, workdir: Path, kind: str, payload: str, limits: Limits) -> StepResult:
         zygote = self._acquire()
-        step_dir = Path(tempfile.mkdtemp(prefix="step-", dir=zygote.state_dir))
+        # The step's stdout/stderr stay open in it, and /proc/self/fd shows their host path: a random staging name.
+        step_dir = Path(tempfile.mkdtemp(prefix="", dir=staging_root(Path(tempfile.gettempdir())) or zygote.state_dir))
         # Bounds the whole step tree (RLIMIT_AS is per process) and counts CPU of processes killed unwaited.
         cgroup = StepCgroup(memory_mb=limits.memory_mb, processes=limits.processes)
         request = {"kind": kind, "payload": payload, "public_dir": str(public_dir), "workdir": str(workdir),

@@ -15,7 +15,6 @@ or groups the step made; killing the keeper's group does the same from the outsi
 """
 
 import ctypes
-import gc
 import json
 import linecache
 import os
@@ -219,11 +218,11 @@ def forget_host_state(request, state):
     The step is a fork of this interpreter, so it could walk its frames (sys._getframe().f_back ...) or
     gc.get_objects() back to the request and the zygote's state: the zygote's directory, the staged bind
     sources, the cgroup paths. The dicts are emptied in place (the outer frames hold them), and what they
-    held is then freed, so no Python object in the step names a host path.
+    held is then freed by reference counting (nothing there forms a cycle), so no Python object in the step names
+    a host path. No gc.collect(): a full collection writes to every object's header, copying the zygote's pages.
     """
     request.clear()
     state.clear()
-    gc.collect()
 
 
 def run_step(request, state):
@@ -330,10 +329,10 @@ def serve(state):
 
 
 def main():
-    # Held only in a dict that a step's process empties (forget_host_state), never in a local or in sys.argv.
-    state = {"root": sys.argv.pop(1)}
-    sys.orig_argv = [arg for arg in sys.orig_argv if arg != state["root"]]
-    for module in sys.argv[2:]:
+    # The zygote's own directory comes on stdin, not argv (a step reads its inherited /proc/self/cmdline), and is
+    # held only in a dict that a step's process empties (forget_host_state), never in a local.
+    state = json.loads(sys.stdin.buffer.readline())
+    for module in sys.argv[1:]:
         try:
             __import__(module)
         except ImportError:

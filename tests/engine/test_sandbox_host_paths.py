@@ -117,6 +117,7 @@ def test_proc_and_mount_tables_name_no_host_path(layout):
     result = sandbox.run_python(PROC_READER)
     assert result.termination == "ok", result
     assert "READ-ALL" in result.stdout
+    assert "sandmle-zygote-" not in result.stdout  # the warm zygote's own directory, as in its command line
     assert "/public /public" not in result.stdout  # the mount table was read
     assert " /public " in result.stdout and " /workdir " in result.stdout
     for marker in host_markers(task_dir, workdir):
