@@ -37,6 +37,9 @@ def test_one_failing_episode_does_not_take_down_its_batch(tmp_path):
     assert "the policy server went away" in trajectories[1].error and trajectories[1].grade is None
     assert all(t.grade["valid_submission"] for t in (trajectories[0], trajectories[2]))
     assert all(t.termination == "error" and "description.md" in t.error for t in trajectories[3:])
+    # Failed episodes say why in one line without host paths, and count as reward 0 in their group.
+    assert not any(str(tmp_path) in t.error for t in trajectories if t.error)
+    assert all(t.rewards["dense"]["total"] == 0.0 for t in trajectories if t.termination == "error")
     assert {t.group_id for t in trajectories[:3]} == {"0:binary-0"}
     summary = summarize(trajectories)
     assert summary["episodes"] == 6 and summary["terminations"] == {"answered": 2, "error": 4}
