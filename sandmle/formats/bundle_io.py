@@ -81,8 +81,9 @@ def imported_bundle(task_dir: Path, *, task_id: str, public_dir: Path, answers: 
         answers["leaderboard"] = public_split(answers[answers.columns[0]])
     answers.to_csv(task_dir / "private" / "answers.csv", index=False)
     grading = _grading(answers, sample_columns, metric_name, thresholds)
-    grading["ladder"] = ladder if ladder else {f"team-{rank}": score
-                                               for rank, score in enumerate(leaderboard_scores or [], start=1)}
+    # HumanRank's reference scores: the source's ladder, else its leaderboard, else the four thresholds themselves.
+    grading["ladder"] = ladder or {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)} \
+        or dict(grading["milestones"])
     write_json(grading, task_dir / "private" / "grading.json")
     write_json({"description": f"imported from a {source_format} competition; its hidden rule is not known"},
                task_dir / "private" / "rule.json")
