@@ -6,10 +6,9 @@ from django.urls import include, path
 from rest_framework.authtoken.views import obtain_auth_token
 
 from sandmle_web.health import health
-from sandmle_web.home import home
 
 urlpatterns = [
-    path("", home, name="home"),
+    path("", include("studio.urls")),
     path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", health, name="health"),

@@ -12,6 +12,7 @@ urlpatterns = [
     path("tasks/", views.task_list, name="task-list"),
     path("tasks/<str:task_id>/", views.task_detail, name="task-detail"),
     path("tasks/<str:task_id>/images/<str:name>", views.task_image, name="task-image"),
+    path("tasks/<str:task_id>/regenerate/", views.task_regenerate, name="task-regenerate"),
     path("review/", views.review_queue, name="review-queue"),
     path("task-sets/", views.task_set_list, name="task-set-list"),
 ]

@@ -1,0 +1,44 @@
+// Live progress of job rows: every element with data-job-progress="<url>" polls that JSON endpoint while the job runs,
+// redraws its <progress>, state badge and message, and reloads the page once when the job finishes (to show results).
+(function () {
+  "use strict";
+  const POLL_MS = 1500;
+
+  function redraw(box, job) {
+    const bar = box.querySelector("progress");
+    if (bar) { bar.value = job.progress; bar.textContent = Math.round(job.progress * 100) + "%"; }
+    box.querySelectorAll("[data-field]").forEach(function (node) {
+      const field = node.dataset.field;
+      if (field === "state") {
+        node.textContent = job.cancel_requested && !job.finished ? "cancelling" : job.state;
+        node.className = "state " + job.state;
+      } else if (field === "percent") {
+        node.textContent = Math.round(job.progress * 100) + "%";
+      } else if (field === "message") {
+        node.textContent = job.message + (job.duration_s !== null ? " · " + job.duration_s.toFixed(1) + " s" : "");
+      }
+    });
+  }
+
+  function watch(box) {
+    const url = box.dataset.jobProgress;
+    const reloadWhenDone = box.dataset.reloadWhenDone !== undefined;
+    function poll() {
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
+        .then(function (job) {
+          redraw(box, job);
+          if (!job.finished) { window.setTimeout(poll, POLL_MS); }
+          else if (reloadWhenDone) { window.location.reload(); }
+        })
+        .catch(function () { window.setTimeout(poll, POLL_MS * 4); });
+    }
+    window.setTimeout(poll, POLL_MS);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-job-progress]").forEach(function (box) {
+      if (box.dataset.finished !== "true") { watch(box); }
+    });
+  });
+})();

@@ -1,0 +1,127 @@
+"""Reads across apps for the dashboard and the progress endpoint: every job model, running jobs, recent activity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.apps import apps
+from django.db.models import Count
+
+from sandmle_web.jobs import FINISHED_STATES, Job, JobState
+
+RECENT_LIMIT = 12
+
+
+def job_models() -> dict[str, type[Job]]:
+    """Every concrete model built on the shared Job row, by label ('tasks_app.synthesisrun').
+
+    Found from the app registry, so training runs and evaluation campaigns join the dashboard and the progress
+    endpoint as soon as their models exist, without a list to keep in step.
+    """
+    return {
+        model._meta.label_lower: model
+        for model in apps.get_models()
+        if issubclass(model, Job) and not model._meta.abstract
+    }
+
+
+def job_kind_name(model: type[Job]) -> str:
+    return str(model._meta.verbose_name).capitalize()
+
+
+def job_get(*, label: str, job_id: int) -> Job | None:
+    model = job_models().get(label)
+    return model.objects.filter(id=job_id).first() if model else None
+
+
+def job_progress(job: Job) -> dict:
+    """What a polling page needs to redraw a job's progress."""
+    return {
+        "id": job.id,
+        "state": job.state,
+        "progress": round(job.progress, 4),
+        "message": job.progress_message,
+        "finished": job.is_finished,
+        "cancel_requested": job.cancel_requested,
+        "duration_s": round(job.duration_s, 1) if job.duration_s is not None else None,
+        "error": job.error[:500],
+    }
+
+
+@dataclass
+class JobRow:
+    label: str
+    kind: str
+    job: Job
+    url: str
+
+
+def job_detail_url(job: Job) -> str:
+    # Each job model may name its own page; `get_absolute_url` is Django's convention for it.
+    getter = getattr(job, "get_absolute_url", None)
+    if getter:
+        return getter()
+    from django.urls import NoReverseMatch, reverse
+
+    routes = {"tasks_app.synthesisrun": ("synthesis-run-detail", "run_id"),
+              "training_app.rolloutbatch": ("rollout-batch-detail", "batch_id")}
+    route = routes.get(job._meta.label_lower)
+    if route is None:
+        return ""
+    try:
+        return reverse(route[0], kwargs={route[1]: job.id})
+    except NoReverseMatch:
+        return ""
+
+
+def active_jobs(*, limit: int = 20) -> list[JobRow]:
+    """Queued and running jobs of every kind, newest first (one query per job model, never per row)."""
+    rows = []
+    for label, model in job_models().items():
+        for job in model.objects.exclude(state__in=FINISHED_STATES).order_by("-created_at")[:limit]:
+            rows.append(JobRow(label, job_kind_name(model), job, job_detail_url(job)))
+    rows.sort(key=lambda row: row.job.created_at, reverse=True)
+    return rows[:limit]
+
+
+def job_state_counts() -> list[dict]:
+    """Per job kind, how many rows are in each state."""
+    table = []
+    for label, model in sorted(job_models().items()):
+        counts = dict(model.objects.values_list("state").annotate(n=Count("id")).order_by())
+        table.append({"label": label, "kind": job_kind_name(model),
+                      "counts": {state: counts.get(state, 0) for state in JobState.values}})
+    return table
+
+
+@dataclass
+class Activity:
+    at: datetime
+    who: str
+    what: str
+    url: str
+
+
+def recent_activity(*, limit: int = RECENT_LIMIT) -> list[Activity]:
+    """The latest review comments and decisions and the latest jobs started or finished, merged by time."""
+    from django.urls import reverse
+
+    from tasks_app.models import ReviewComment
+
+    events: list[Activity] = []
+    comments = ReviewComment.objects.select_related("author", "task").only(
+        "created_at", "verdict", "author__username", "task__task_id").order_by("-created_at")[:limit]
+    for comment in comments:
+        verb = {"approved": "approved", "rejected": "rejected"}.get(comment.verdict, comment.verdict or "commented on")
+        events.append(Activity(comment.created_at, comment.author.username if comment.author else "—",
+                               f"{verb.replace('_', ' ')} {comment.task.task_id}",
+                               reverse("task-detail", kwargs={"task_id": comment.task.task_id})))
+    for label, model in job_models().items():
+        for job in model.objects.select_related("created_by").order_by("-created_at")[:limit]:
+            kind = job_kind_name(model).lower()
+            at = job.finished_at or job.created_at
+            what = f"{kind} #{job.id} {job.state}" if job.is_finished else f"started {kind} #{job.id}"
+            events.append(Activity(at, job.created_by.username if job.created_by else "—", what, job_detail_url(job)))
+    events.sort(key=lambda event: event.at, reverse=True)
+    return events[:limit]

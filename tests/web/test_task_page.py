@@ -1,0 +1,95 @@
+"""The task page: plotly charts from the public files, DNA beside the seed's, rollout stats, versions, private parts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tasks_app import regenerate, services
+from tasks_app.models import SynthesisRun, SynthesizedTask
+
+
+def _figures(html: str) -> dict[str, dict]:
+    return {match.group(1): json.loads(match.group(2)) for match in
+            re.finditer(r'<script id="([^"]+)" type="application/json">(.*?)</script>', html, re.S)}
+
+
+@pytest.fixture
+def pending(stored_tasks):
+    return next(task for task in stored_tasks if task.status == SynthesizedTask.Status.PENDING_REVIEW)
+
+
+def test_charts_carry_the_public_data(client_for, pending):
+    html = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
+    figures = _figures(html)
+    target = pending.spec["domain"]["target_name"]
+    label = figures["label-figure"]
+    assert target in label["layout"]["title"]["text"]
+    assert sum(label["data"][0]["y"]) == pending.spec["n_train"]  # every training row counted once
+    features = [figure for name, figure in figures.items() if name.startswith("feature-figure-")]
+    assert len(features) >= 4 and all(len(figure["data"]) == 2 for figure in features)  # train and test
+    ladder = figures["ladder-figure"]
+    assert set(ladder["data"][0]["y"]) == set(pending.ladder)
+    assert {shape["x0"] for shape in ladder["layout"]["shapes"]} == {float(v) for v in pending.milestones.values()}
+    assert 'src="/static/vendor/plotly.min.js"' in html
+
+
+def test_dna_table_marks_what_synthesis_changed(client_for, pending):
+    html = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
+    dna = html[html.index('id="dna"'):html.index('id="hidden-rule"')]
+    assert "n features" in dna and 'class="diff-changed"' in dna  # distractor columns and noise move the DNA
+
+
+def test_viewer_sees_no_rule_reviewer_sees_it_in_words(client_for, pending):
+    from tasks_app import bundle_files
+
+    rule = bundle_files.read_json(pending.bundle_dir, "private/rule.json")
+    viewer = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
+    assert rule["description"][:40] not in viewer and '"edges"' not in viewer
+    reviewer = client_for("reviewer").get(f"/tasks/{pending.task_id}/").content.decode()
+    assert 'id="rule-words"' in reviewer
+
+
+def test_rollout_stats_and_flag_on_task_and_queue(client_for, finished_batch):
+    from tasks_app.rollout_stats import rollout_stats_by_task
+    from training_app.models import Trajectory
+
+    task = finished_batch.task_set.tasks.first()
+    rows = list(Trajectory.objects.filter(task=task).values_list("milestone", "reward"))
+    stats = rollout_stats_by_task(task_ids=[task.pk])[task.pk]
+    assert stats.samples == len(rows) == 2
+    assert stats.solved == sum(m in ("bronze", "silver", "gold") for m, _ in rows)
+    assert stats.reward_spread == pytest.approx(max(r for _, r in rows) - min(r for _, r in rows))
+    assert stats.flag == ("all solve" if stats.solved == 2 else "none solve" if stats.solved == 0 else "")
+    html = client_for("viewer").get(f"/tasks/{task.task_id}/").content.decode()
+    assert f"{stats.samples} samples" in html
+    assert ('id="rollout-flag"' in html) == bool(stats.flag)
+
+
+def test_regenerate_makes_a_linked_version_with_a_diff(client_for, pending, users,
+                                                       django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client_for("curator").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "4242"})
+    run = SynthesisRun.objects.get(summary__regenerates=pending.task_id)
+    assert response.status_code == 302 and response["Location"] == f"/synthesis/{run.id}/"
+    assert regenerate.task_regenerate_execute(run_id=run.id, worker="test") is True
+    new = SynthesizedTask.objects.get(run=run)
+    assert new.rule_family == pending.rule_family and new.task_id != pending.task_id
+    assert regenerate.previous_version(new) == pending and regenerate.version_number(new) == 2
+    diff = regenerate.version_diff(pending, new, include_private=True)
+    assert any(row["field"] == "spec.rng_seed" for row in diff)
+    viewer_diff = regenerate.version_diff(pending, new, include_private=False)
+    assert not any(row["field"].startswith("spec") for row in viewer_diff)
+    page = client_for("viewer").get(f"/tasks/{new.task_id}/").content.decode()
+    assert pending.task_id in page and 'id="version-diff"' in page and "spec.rule" not in page
+    assert new.task_id in client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
+
+
+def test_regenerate_refuses_bad_rng_and_non_curators(client_for, pending):
+    assert client_for("viewer").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "1"}).status_code == 403
+    client_for("curator").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "-3"})
+    assert not SynthesisRun.objects.filter(summary__regenerates=pending.task_id).exists()
+    with pytest.raises(services.ServiceError):
+        regenerate.task_regenerate(task=pending, user=None, rng=pending.spec["rng_seed"])
