@@ -11,8 +11,10 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
+from accounts.roles import Role, has_role
 from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
 from sandmle_web.dispatch import enqueue
@@ -208,8 +210,12 @@ def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
 
 
 def _decide(*, task: SynthesizedTask, user, verdict: str, comment: str) -> SynthesizedTask:
-    # Compare-and-set on the status: two reviewers deciding at once cannot both win.
-    updated = SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW).update(
+    # Compare-and-set on the status: two reviewers deciding at once cannot both win. A claim holds too: only the
+    # claimant (or an admin) decides a claimed task, checked inside the same update so a claim a moment earlier wins.
+    pending = SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW)
+    if not has_role(user, Role.ADMIN):
+        pending = pending.filter(Q(assigned_to__isnull=True) | Q(assigned_to=user))
+    updated = pending.update(
         status=verdict,
         rejected_by=SynthesizedTask.RejectedBy.REVIEWER if verdict == SynthesizedTask.Status.REJECTED else "",
         reviewed_by=user,
@@ -218,6 +224,9 @@ def _decide(*, task: SynthesizedTask, user, verdict: str, comment: str) -> Synth
     )
     if updated != 1:
         task.refresh_from_db()
+        if task.status == SynthesizedTask.Status.PENDING_REVIEW and task.assigned_to_id not in (None, user.id):
+            raise ServiceError(f"task {task.task_id} is claimed by {task.assigned_to.username}; only they or an "
+                               f"admin may decide it", field="assigned_to")
         raise ServiceError(f"task {task.task_id} is {task.status}, not pending review", field="status")
     ReviewComment.objects.create(task=task, author=user, body=comment, verdict=verdict)
     task.refresh_from_db()
