@@ -147,10 +147,13 @@ for path in ({str(answers)!r}, "/public/../private/answers.csv", "/proc/self/roo
     assert "TOPSECRETANSWER" not in result.stdout and result.stdout.count("DENIED") == 4
 
 
-def test_warm_step_frames_and_objects_hold_no_host_path(layout, pool):
-    sandbox, task_dir, workdir = layout
-    if sandbox.pool is None:
-        pytest.skip("the frame stack is the warm path's concern: a cold step is a fresh interpreter")
+def test_warm_step_frames_and_objects_hold_no_host_path(tmp_path, pool):
+    # The warm path's concern only: a cold step is a fresh interpreter that never held the host's request.
+    task_dir = tmp_path / "data-dir-marker" / "tasks" / "task-id-marker"
+    (task_dir / "public").mkdir(parents=True)
+    workdir = tmp_path / "data-dir-marker" / "episodes" / "episode-marker" / "workdir"
+    sandbox = Sandbox(public_dir=task_dir / "public", workdir=workdir, limits=LIMITS, pool=pool)
+    sandbox.run_shell("true")  # the zygote is started and idle, so its directory is known
     zygote_state = str(pool._idle[0].state_dir) if pool._idle else "sandmle-zygote-"
     needles = host_markers(task_dir, workdir) + [zygote_state, "/sys/fs/cgroup", ".sandmle-stage"]
     reversed_needles = json.dumps([needle[::-1] for needle in needles])
@@ -159,6 +162,7 @@ def test_warm_step_frames_and_objects_hold_no_host_path(layout, pool):
     words = result.stdout.split()
     assert int(words[1]) >= 3 and int(words[3]) > 1000, result.stdout  # it did walk the zygote's stack and heap
     assert result.stdout.strip().endswith("FOUND []"), result.stdout
+    sandbox.close()
 
 
 def _writable(controller: str) -> bool:
@@ -188,3 +192,20 @@ def test_own_cgroup_dir_reads_proc_self_cgroup(tmp_path):
     assert own_cgroup_dir("memory", proc_cgroup=str(listing)).parts[-3:] == ("memory", "service", "worker-7")
     assert own_cgroup_dir("cpuacct", proc_cgroup=str(listing)).parts[-2:] == ("service", "worker-7")
     assert own_cgroup_dir("pids", proc_cgroup=str(listing)).name == "pids"
+
+
+def test_staging_is_removed_and_the_workdir_restored(tmp_path):
+    public = tmp_path / "task" / "public"
+    (public / "images").mkdir(parents=True)
+    (public / "images" / "0.png").write_bytes(b"png")
+    (public / "train.csv").write_text("id\n1\n")
+    workdir = tmp_path / "episode"
+    sandbox = Sandbox(public_dir=public, workdir=workdir, limits=LIMITS)
+    staged = sandbox._staged_public
+    assert staged is not None and str(tmp_path) not in str(staged)
+    assert (staged / "images" / "0.png").read_bytes() == b"png"
+    # A step that fails still leaves the scratch dir where the host keeps it.
+    result = sandbox.run_python("import os\nopen('kept.txt', 'w').write('x')\nos._exit(9)")
+    assert result.exit_code == 9 and (workdir / "kept.txt").read_text() == "x"
+    sandbox.close()
+    assert not staged.exists() and (public / "train.csv").exists()
