@@ -145,3 +145,21 @@ def test_import_of_a_competition_without_our_extras_uses_its_leaderboard(tmp_pat
     assert set(split) == {"public", "private"}
     report = grade_submission(imported, submission_near_answers(task_dir, tmp_path, noise=0.1))
     assert report.valid_submission and report.gold_medal
+
+
+def test_export_and_import_commands(tmp_path):
+    import subprocess
+    import sys
+
+    task_dir = make_bundle(tmp_path / "tasks", kind="binary", rows=60)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "sandmle", *map(str, args)],  # noqa: E731
+                                       capture_output=True, text=True, timeout=120)
+    done = run("export", task_dir, "--format", "mlebench", "--out", tmp_path / "export")
+    assert done.returncode == 0, done.stderr
+    done = run("import", tmp_path / "export" / "competitions" / task_dir.name, "--format", "mlebench",
+               "--out", tmp_path / "imported")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "imported" / task_dir.name / "private" / "grading.json").is_file()
+    again = run("import", tmp_path / "export" / "competitions" / task_dir.name, "--format", "mlebench",
+                "--out", tmp_path / "imported")
+    assert again.returncode == 2 and "already exists" in again.stderr and again.stderr.count("\n") == 1
