@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# A Qwen-style chat template: the markers are single special tokens, so prompt ids are exact.
+# A Qwen-style chat template: the markers are single special tokens, so prompt ids are exact. The generation markers
+# (which render nothing) tell TRL's SFTTrainer which tokens are the assistant's, end-of-turn token included.
 CHAT_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n{% endfor %}"
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['role'] == 'assistant' %}{% generation %}{{ message['content'] }}<|im_end|>{% endgeneration %}"
+    "{% else %}{{ message['content'] }}<|im_end|>{% endif %}\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
