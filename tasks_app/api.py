@@ -121,7 +121,7 @@ class TaskDetailApi(APIView):
     def get(self, request, task_id):
         task = get_object_or_404(SynthesizedTask.objects.select_related("seed"), task_id=task_id)
         data = task_payload(task, user=request.user)
-        data["comments"] = CommentOutput(task.comments.select_related("author"), many=True).data
+        data["comments"] = CommentOutput(selectors.task_comments_for(task=task, user=request.user), many=True).data
         return Response(data)
 
 
@@ -154,7 +154,7 @@ class TaskCommentApi(APIView):
         task = get_object_or_404(SynthesizedTask, task_id=task_id)
         data = CommentInput(data=request.data)
         data.is_valid(raise_exception=True)
-        comment = _service_call(lambda: services.task_comment_add(task=task, user=request.user, body=data.validated_data["body"]))
+        comment = _service_call(lambda: services.task_comment_add(task=task, user=request.user, **data.validated_data))
         return Response(CommentOutput(comment).data, status=status.HTTP_201_CREATED)
 
 

@@ -49,6 +49,8 @@ class SynthesisRunForm(forms.Form):
 class ReviewForm(forms.Form):
     verdict = forms.ChoiceField(choices=[("approve", "approve"), ("reject", "reject"), ("comment", "comment")])
     body = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    visibility = forms.ChoiceField(choices=[("reviewers", "reviewers only"), ("everyone", "everyone")],
+                                   initial="reviewers", required=False, help_text="who may read this comment")
 
     def clean(self):
         data = super().clean()

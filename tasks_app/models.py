@@ -103,7 +103,12 @@ class ReviewComment(models.Model):
     task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="comments")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
     body = models.TextField()
+    class Visibility(models.TextChoices):
+        REVIEWERS = "reviewers"  # reviewers discuss the hidden rule: by default nobody else reads along
+        EVERYONE = "everyone"
+
     verdict = models.CharField(max_length=16, blank=True, default="")  # approved / rejected / "" for a remark
+    visibility = models.CharField(max_length=16, choices=Visibility.choices, default=Visibility.REVIEWERS)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

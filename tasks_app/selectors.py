@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
-from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
+from accounts.roles import Role, has_role
+from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskSet
 
 
 def seed_list() -> QuerySet[Seed]:
@@ -58,3 +59,11 @@ def task_set_list() -> QuerySet[TaskSet]:
 
 def task_set_get(*, name: str) -> TaskSet:
     return TaskSet.objects.get(name=name)
+
+
+def task_comments_for(*, task: SynthesizedTask, user) -> QuerySet[ReviewComment]:
+    """The comments on a task that `user` may read: reviewers read all, everyone else only those shared with all."""
+    comments = task.comments.select_related("author")
+    if has_role(user, Role.REVIEWER):
+        return comments
+    return comments.filter(visibility=ReviewComment.Visibility.EVERYONE)

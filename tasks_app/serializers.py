@@ -76,6 +76,8 @@ class RejectInput(serializers.Serializer):
 
 class CommentInput(serializers.Serializer):
     body = serializers.CharField()
+    visibility = serializers.ChoiceField(choices=ReviewComment.Visibility.choices,
+                                         default=ReviewComment.Visibility.REVIEWERS)
 
 
 class CommentOutput(serializers.ModelSerializer):
@@ -83,7 +85,7 @@ class CommentOutput(serializers.ModelSerializer):
 
     class Meta:
         model = ReviewComment
-        fields = ["id", "author", "body", "verdict", "created_at"]
+        fields = ["id", "author", "body", "verdict", "visibility", "created_at"]
 
 
 class TaskSetInput(serializers.Serializer):

@@ -258,10 +258,14 @@ def task_assign(*, task: SynthesizedTask, user) -> SynthesizedTask:
     return task
 
 
-def task_comment_add(*, task: SynthesizedTask, user, body: str) -> ReviewComment:
+def task_comment_add(
+    *, task: SynthesizedTask, user, body: str, visibility: str = ReviewComment.Visibility.REVIEWERS
+) -> ReviewComment:
     if not body.strip():
         raise ServiceError("a comment needs some text", field="body")
-    return ReviewComment.objects.create(task=task, author=user, body=body.strip())
+    if visibility not in ReviewComment.Visibility.values:
+        raise ServiceError(f"expected one of {', '.join(ReviewComment.Visibility.values)}", field="visibility")
+    return ReviewComment.objects.create(task=task, author=user, body=body.strip(), visibility=visibility)
 
 
 @transaction.atomic

@@ -122,7 +122,8 @@ def task_detail(request, task_id):
                 elif verdict == "reject":
                     services.task_reject(task=task, user=request.user, reason=body)
                 else:
-                    services.task_comment_add(task=task, user=request.user, body=body)
+                    services.task_comment_add(task=task, user=request.user, body=body,
+                                              visibility=form.cleaned_data["visibility"] or "reviewers")
                 return redirect("task-detail", task_id=task.task_id)
             except services.ServiceError as error:
                 _form_errors_from(form, error)
@@ -132,7 +133,7 @@ def task_detail(request, task_id):
         "description_html": render_markdown(bundle_files.read_text(task.bundle_dir, "public/description.md")),
         "previews": bundle_files.public_previews(task.bundle_dir),
         "images": bundle_files.image_names(task.bundle_dir),
-        "comments": task.comments.select_related("author"),
+        "comments": selectors.task_comments_for(task=task, user=request.user),
         "milestone_rows": [(name, task.milestones.get(name)) for name in ("median", "bronze", "silver", "gold")],
         "ladder_rows": sorted(task.ladder.items(), key=lambda item: item[0]),
     }
