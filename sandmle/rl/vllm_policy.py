@@ -24,8 +24,16 @@ class VLLMTurnPolicy(HFPolicy):
 
     def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply:
         prompt = self.prompt_ids(messages)
-        self.generation.max_completion_length = sampling.max_tokens  # read at each generate() call
-        _, completions, logprobs, _ = self.generation.generate([prompt], None, num_generations=1)
+        if self.generation.mode == "server":
+            # The client directly, not VLLMGeneration.generate: that one gathers prompts from every training process,
+            # a collective call that episodes of different lengths on different processes would deadlock.
+            output = self.generation.vllm_client.generate(prompts=[prompt], n=1, temperature=sampling.temperature,
+                                                          top_p=sampling.top_p, max_tokens=sampling.max_tokens,
+                                                          logprobs=0)
+            completions, logprobs = output["completion_ids"], output.get("logprobs")
+        else:  # colocate: this process's own engine
+            self.generation.max_completion_length = sampling.max_tokens  # read at each generate() call
+            _, completions, logprobs, _ = self.generation.generate([prompt], None, num_generations=1)
         completion = [int(t) for t in completions[0]]
         sampled = [float(values[0]) if values and values[0] is not None else None for values in (logprobs or [[]])[0]]
         text = self.tokenizer.decode(completion, skip_special_tokens=True)
