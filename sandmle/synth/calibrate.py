@@ -1,13 +1,22 @@
 """Calibration and validation: a ladder of reference solutions sets the milestones; the critic rejects bad tasks.
 
-Milestone rule, in "goodness" g (the score, negated when lower is better), with b, l, e, o the baseline, linear,
-ensemble and oracle scores and gap = 2% of g(o) - g(b):
-  median = l (a plain linear model is the median entry), raised to b + gap when l does not beat b;
-  bronze = max(best of l and e, median + gap);  silver = bronze + 0.5 (o - bronze);  gold = bronze + 0.8 (o - bronze).
+The ladder: baseline (a constant), linear and ensemble (plain models, see `column_encoder`), skilled (a model search
+that knows the rule's family, see `skilled.py`) and the oracle (reads the clean frame: the ceiling, shown but never a
+milestone). Milestone rule, in "goodness" g (the score, negated when lower is better), with b, l, p, s the baseline,
+linear, best plain (linear or ensemble) and skilled scores and gap = 2% of g(oracle) - g(b):
+  gold = s (so gold is certified reachable from the training rows), or p where a plain model scored above the
+  skilled search on test (no milestone lies above a learned reference), raised to b + 4 gap when neither beats that;
+  median = l (a plain linear model is the median entry), at least b + gap and at most gold - 3 gap;
+  bronze = p (what a plain tuned model reaches), at least median + gap and at most gold - 2 gap;
+  silver = halfway from bronze to gold, at least bronze + gap and at most gold - gap.
+Thresholds are rounded to 6 decimals towards the easier side, so the reference that set one reaches it.
+Headroom = (best learned reference - b) / (oracle - b); the critic rejects a task whose skilled reference recovers
+less than MIN_SKILLED_HEADROOM of the oracle's headroom (its rows do not carry the rule).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -27,6 +36,10 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from sandmle.metrics import get_metric, score
 from sandmle.synth.columns import column_kinds
+from sandmle.synth.skilled import skilled_score
+
+MIN_SKILLED_HEADROOM = 0.3  # share of the oracle's headroom the skilled reference must recover
+LEARNED_REFERENCES = ("linear", "ensemble", "skilled")
 
 
 def _identifier_numbers(frame: pd.DataFrame) -> np.ndarray:
@@ -121,34 +134,75 @@ def _models(task_type: str, rng_seed: int, x_train: pd.DataFrame) -> dict:
 
 
 def ladder_scores(*, x_train: pd.DataFrame, y_train, x_test: pd.DataFrame, y_test, oracle_prediction, metric: str,
-                  task_type: str, labels=None, rng_seed: int = 0) -> dict[str, float]:
-    """Fit the baseline, linear and ensemble references on the training frame and score them and the oracle on test."""
+                  task_type: str, labels=None, rng_seed: int = 0, family: str | None = None) -> dict[str, float]:
+    """Fit the baseline, linear, ensemble and (given the rule's family) skilled references on the training frame and
+    score them and the oracle on test."""
     ladder = {}
     for name, model in _models(task_type, rng_seed, x_train).items():
         model.fit(x_train, y_train)
         ladder[name] = score(metric, y_test, _predict(model, x_test, metric), labels=labels)
+    if family is not None:
+        ladder["skilled"] = skilled_score(family, x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
+                                          metric=metric, task_type=task_type, labels=labels, rng_seed=rng_seed)
     ladder["oracle"] = score(metric, y_test, oracle_prediction, labels=labels)
     return ladder
 
 
-def milestone_thresholds(ladder: dict[str, float], *, is_lower_better: bool) -> dict[str, float]:
+def _goodness(ladder: dict[str, float], is_lower_better: bool) -> dict[str, float]:
     sign = -1.0 if is_lower_better else 1.0
-    g = {name: sign * value for name, value in ladder.items()}
-    gap = 0.02 * abs(g["oracle"] - g["baseline"]) or 1e-6
-    median = g["linear"] if g["linear"] > g["baseline"] + gap else g["baseline"] + gap
-    bronze = max(g["linear"], g["ensemble"], median + gap)
-    silver = bronze + 0.5 * (g["oracle"] - bronze)
-    gold = bronze + 0.8 * (g["oracle"] - bronze)
-    silver, gold = max(silver, bronze + gap), max(gold, bronze + 2 * gap)
-    return {name: round(sign * value, 6) for name, value in
-            {"median": median, "bronze": bronze, "silver": silver, "gold": gold}.items()}
+    return {name: sign * value for name, value in ladder.items()}
+
+
+def _gap(g: dict[str, float]) -> float:
+    return 0.02 * abs(g["oracle"] - g["baseline"]) or 1e-5
+
+
+def milestone_plan(ladder: dict[str, float], *, is_lower_better: bool) -> tuple[dict[str, float], dict[str, str]]:
+    """The thresholds (see the module's rule) and, for each, the reference that set it or the rule that moved it."""
+    sign = -1.0 if is_lower_better else 1.0
+    g = _goodness(ladder, is_lower_better)
+    gap = _gap(g)
+    top_name = "skilled" if "skilled" in g else "ensemble"  # a ladder without the skilled tier (older bundles)
+    plain = max(("linear", "ensemble"), key=lambda name: g[name])
+    if g[plain] > g[top_name]:
+        top_name = plain
+    gold, gold_source = (g[top_name], top_name) if g[top_name] >= g["baseline"] + 4 * gap else \
+        (g["baseline"] + 4 * gap, "baseline + 4 gaps")
+    median, median_source = g["linear"], "linear"
+    if median < g["baseline"] + gap:
+        median, median_source = g["baseline"] + gap, "baseline + 1 gap"
+    if median > gold - 3 * gap:
+        median, median_source = gold - 3 * gap, "gold - 3 gaps"
+    bronze, bronze_source = g[plain], plain
+    if bronze < median + gap:
+        bronze, bronze_source = median + gap, "median + 1 gap"
+    if bronze > gold - 2 * gap:
+        bronze, bronze_source = gold - 2 * gap, "gold - 2 gaps"
+    silver, silver_source = (bronze + gold) / 2, "halfway from bronze to gold"
+    silver = min(max(silver, bronze + gap), gold - gap)
+    thresholds = {"median": median, "bronze": bronze, "silver": silver, "gold": gold}
+    sources = {"median": median_source, "bronze": bronze_source, "silver": silver_source, "gold": gold_source}
+    easier = {name: math.floor(value * 1e6 + 1e-9) / 1e6 for name, value in thresholds.items()}
+    return {name: sign * value + 0.0 for name, value in easier.items()}, sources
+
+
+def milestone_thresholds(ladder: dict[str, float], *, is_lower_better: bool) -> dict[str, float]:
+    return milestone_plan(ladder, is_lower_better=is_lower_better)[0]
+
+
+def headroom(ladder: dict[str, float], *, is_lower_better: bool, references=LEARNED_REFERENCES) -> float:
+    """(best of `references` - baseline) / (oracle - baseline) on the task's metric; 0 when the oracle is no better."""
+    g = _goodness(ladder, is_lower_better)
+    span = g["oracle"] - g["baseline"]
+    learned = max(g[name] for name in references if name in g)
+    return round(float((learned - g["baseline"]) / span), 4) if span > 0 else 0.0
 
 
 def critic(*, ladder: dict[str, float], milestones: dict[str, float], is_lower_better: bool, leak_scores: dict[str, float],
            shift_pvalues: dict[str, float]) -> list[str]:
     """Reasons to reject the task (empty when it passes)."""
     sign = -1.0 if is_lower_better else 1.0
-    g = {name: sign * value for name, value in ladder.items()}
+    g = _goodness(ladder, is_lower_better)
     span = g["oracle"] - g["baseline"]
     reasons = []
     if span < 0.05 * max(abs(ladder["baseline"]), abs(ladder["oracle"]), 1e-6):
@@ -156,6 +210,12 @@ def critic(*, ladder: dict[str, float], milestones: dict[str, float], is_lower_b
     if g["oracle"] - max(g["ensemble"], g["linear"]) < 0.1 * span:
         reasons.append(f"no headroom: the tuned ensemble ({ladder['ensemble']:.4g}) is already near the oracle ({ladder['oracle']:.4g}), "
                        "so gold takes no effort")
+    if "skilled" in ladder and span > 0:
+        recovered = headroom(ladder, is_lower_better=is_lower_better, references=("skilled",))
+        if recovered < MIN_SKILLED_HEADROOM:
+            reasons.append(f"low headroom: the skilled reference ({ladder['skilled']:.4g}) recovers {recovered:.2f} of the "
+                           f"oracle's headroom (at least {MIN_SKILLED_HEADROOM} needed), so the training rows do not "
+                           "carry the rule")
     for column, value in leak_scores.items():
         if sign * value >= g["oracle"] - 0.15 * span:
             reasons.append(f"leak: column {column!r} alone scores {value:.4g}, nearly the oracle's {ladder['oracle']:.4g}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -22,6 +23,7 @@ from sandmle.synth.generate import sample_features
 from sandmle.synth.texts import describe_text_column
 
 GENERATOR_VERSION = "sandmle-synth/2"
+MAX_TRAIN = 200  # training rows are 50-200; a task the skilled reference cannot learn is retried at the most
 PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
 
 
@@ -64,10 +66,12 @@ class SynthesisResult:
     reasons: list[str] = field(default_factory=list)
     log: list[dict] = field(default_factory=list)
     bundle_sha256: str = ""
+    headroom: float | None = None  # (best learned reference - baseline) / (oracle - baseline)
+    attempts: list[dict] = field(default_factory=list)  # every spec tried for this task: family, n_train, reasons
 
     def summary(self) -> dict:
         return {"id": self.task_id, "status": self.status, "rule_family": self.rule_family, "domain": self.domain_id,
-                "milestones": self.milestones, "reasons": self.reasons}
+                "milestones": self.milestones, "headroom": self.headroom, "reasons": self.reasons}
 
 
 def _families(dna: TaskDNA) -> tuple[str, ...]:
@@ -197,7 +201,7 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
         return {}, {}, ["a class is missing from the training rows"]
     ladder = calibrate.ladder_scores(x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
                                      oracle_prediction=oracle, metric=spec.metric, task_type=dna.task_type,
-                                     labels=label_ids, rng_seed=spec.rng_seed)
+                                     labels=label_ids, rng_seed=spec.rng_seed, family=spec.rule["family"])
     milestones = calibrate.milestone_thresholds(ladder, is_lower_better=metric.is_lower_better)
     public = pd.concat([pd.DataFrame({"id": _row_ids(spec, len(noisy))}), noisy.reset_index(drop=True)], axis=1)
     public_test = public.iloc[spec.n_train:][private]
@@ -212,15 +216,18 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
 def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dict, choice: DomainChoice, dna: TaskDNA) -> str:
     metric = get_metric(spec.metric)
     classification = dna.task_type != "regression"
+    _, sources = calibrate.milestone_plan(ladder, is_lower_better=metric.is_lower_better)
+    headroom = calibrate.headroom(ladder, is_lower_better=metric.is_lower_better)
     write_json({"metric": spec.metric, "is_lower_better": metric.is_lower_better, "task_type": dna.task_type,
                 "id_column": "id", "target_column": choice.target_name,
                 "labels": choice.label_names if classification else None,
                 "submission_columns": _submission_columns(choice, spec.metric, dna.task_type),
-                "milestones": milestones, "ladder": ladder}, task_dir / "private" / "grading.json")
+                "milestones": milestones, "milestone_sources": sources, "headroom": headroom, "ladder": ladder},
+               task_dir / "private" / "grading.json")
     hashes = file_hashes(task_dir)
     digest = bundle_hash(hashes)
     write_json({"task_id": spec.task_id, "generator_version": GENERATOR_VERSION, "spec": spec.to_dict(),
-                "bundle_sha256": digest, "files": hashes}, task_dir / "task.json")
+                "headroom": headroom, "bundle_sha256": digest, "files": hashes}, task_dir / "task.json")
     return digest
 
 
@@ -267,25 +274,49 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
     domain_stage, rule_stage = llm_stages(llm)  # both None without an LLM: the procedural stages
     results = []
     for index in range(count):
+        tried: list[dict] = []
         for attempt in range(attempts):
             log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
             spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt,
                              log=log, families=families, domain_stage=domain_stage, rule_stage=rule_stage)
             spec.dna = _spec_dna(spec.dna)
-            task_dir = build_bundle(spec, out_dir, log=log)
-            ladder, milestones, reasons = _calibrate(spec, task_dir)
+            spec, task_dir, ladder, milestones, reasons = _build_and_calibrate(spec, out_dir, log)
+            tried.append({"family": spec.rule["family"], "n_train": spec.n_train, "reasons": reasons})
             log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
             if reasons and attempt < attempts - 1:
                 shutil.rmtree(task_dir)
                 continue
             choice = DomainChoice(**spec.domain)
             digest = _finish_bundle(spec, task_dir, ladder, milestones, choice, TaskDNA.from_dict(spec.dna)) if ladder else ""
+            lower = get_metric(spec.metric).is_lower_better
             results.append(SynthesisResult(spec.task_id, "rejected" if reasons else "validated", spec, task_dir,
-                                           spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log, digest))
+                                           spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log, digest,
+                                           calibrate.headroom(ladder, is_lower_better=lower) if ladder else None, tried))
             break
         if progress is not None:
             progress(index + 1, count)
     return results
+
+
+def _build_and_calibrate(spec: TaskSpec, out_dir: Path, log: list) -> tuple:
+    """Build and calibrate `spec`; when only the headroom check fails below the largest training size, rebuild once
+    at MAX_TRAIN rows (more rows may carry the rule) and keep that spec if it passes. Says in the log which it did."""
+    task_dir = build_bundle(spec, out_dir, log=log)
+    ladder, milestones, reasons = _calibrate(spec, task_dir)
+    if not reasons or spec.n_train >= MAX_TRAIN or not all(r.startswith("low headroom") for r in reasons):
+        return spec, task_dir, ladder, milestones, reasons
+    larger = dataclasses.replace(spec, n_train=MAX_TRAIN)
+    larger_dir = build_bundle(larger, out_dir)
+    larger_ladder, larger_milestones, larger_reasons = _calibrate(larger, larger_dir)
+    if larger_reasons:
+        shutil.rmtree(larger_dir)
+        log.append({"stage": "validate", "message": f"low headroom at {spec.n_train} training rows; {MAX_TRAIN} rows did "
+                    f"not help ({'; '.join(larger_reasons)}), so the task keeps {spec.n_train}"})
+        return spec, task_dir, ladder, milestones, reasons
+    shutil.rmtree(task_dir)
+    log.append({"stage": "validate", "message": f"low headroom at {spec.n_train} training rows; rebuilt with "
+                f"{MAX_TRAIN}, where the skilled reference recovers enough"})
+    return larger, larger_dir, larger_ladder, larger_milestones, larger_reasons
 
 
 def verify_bundle(task_dir: Path) -> bool:

@@ -68,3 +68,42 @@ def test_shift_test_reads_categorical_levels():
     moved = pd.DataFrame({"site": levels[rng.choice(4, 600, p=[0.1, 0.1, 0.2, 0.6])], "x": rng.normal(size=600)})
     assert calibrate.shift_pvalues(train, same)["site"] > 1e-3
     assert calibrate.shift_pvalues(train, moved)["site"] < 1e-3
+
+
+LADDERS = [  # higher is better: skilled above the plain models, below them, below the baseline, and all tied
+    {"baseline": 0.5, "linear": 0.6, "ensemble": 0.65, "skilled": 0.9, "oracle": 0.95},
+    {"baseline": 0.5, "linear": 0.6, "ensemble": 0.8, "skilled": 0.75, "oracle": 0.95},
+    {"baseline": 0.5, "linear": 0.45, "ensemble": 0.48, "skilled": 0.49, "oracle": 0.95},
+    {"baseline": 0.5, "linear": 0.5, "ensemble": 0.5, "skilled": 0.5, "oracle": 0.5},
+]
+
+
+def test_thresholds_are_strictly_ordered_for_either_direction():
+    for ladder in LADDERS:
+        higher = calibrate.milestone_thresholds(ladder, is_lower_better=False)
+        assert higher["median"] < higher["bronze"] < higher["silver"] < higher["gold"], ladder
+        losses = {name: 1.0 - value for name, value in ladder.items()}  # the same ladder as a loss
+        lower = calibrate.milestone_thresholds(losses, is_lower_better=True)
+        assert lower["median"] > lower["bronze"] > lower["silver"] > lower["gold"], losses
+        assert all(abs(lower[name] - (1.0 - higher[name])) < 1e-5 for name in higher)
+
+
+def test_gold_is_the_skilled_score_and_the_oracle_sets_no_milestone():
+    ladder = LADDERS[0]
+    thresholds, sources = calibrate.milestone_plan(ladder, is_lower_better=False)
+    assert thresholds["gold"] == ladder["skilled"] and sources["gold"] == "skilled"
+    assert thresholds["bronze"] == ladder["ensemble"] and sources["bronze"] == "ensemble"
+    assert sources["median"] == "linear" and "oracle" not in sources.values()
+    assert thresholds == calibrate.milestone_thresholds(dict(ladder, oracle=0.99), is_lower_better=False)
+    assert calibrate.headroom(ladder, is_lower_better=False) == 0.8889
+    rmse = {"baseline": 30.0, "linear": 20.0, "ensemble": 12.0, "skilled": 8.0, "oracle": 4.0}
+    assert calibrate.milestone_thresholds(rmse, is_lower_better=True)["gold"] == 8.0
+    assert calibrate.headroom(rmse, is_lower_better=True) == round(22 / 26, 4)
+
+
+def test_critic_rejects_a_skilled_reference_that_recovers_little_of_the_headroom():
+    weak = {"baseline": 0.5, "linear": 0.55, "ensemble": 0.56, "skilled": 0.6, "oracle": 0.95}
+    reasons = calibrate.critic(ladder=weak, milestones={}, is_lower_better=False, leak_scores={}, shift_pvalues={})
+    assert [r for r in reasons if r.startswith("low headroom")] == reasons and "recovers 0.22" in reasons[0]
+    fair = dict(weak, skilled=0.7)  # 0.44 of the headroom
+    assert not calibrate.critic(ladder=fair, milestones={}, is_lower_better=False, leak_scores={}, shift_pvalues={})
