@@ -79,7 +79,8 @@ def active_jobs(*, limit: int = 20) -> list[JobRow]:
     """Queued and running jobs of every kind, newest first (one query per job model, never per row)."""
     rows = []
     for label, model in job_models().items():
-        for job in model.objects.exclude(state__in=FINISHED_STATES).order_by("-created_at")[:limit]:
+        running = model.objects.exclude(state__in=FINISHED_STATES).select_related("created_by")
+        for job in running.order_by("-created_at")[:limit]:
             rows.append(JobRow(label, job_kind_name(model), job, job_detail_url(job)))
     rows.sort(key=lambda row: row.job.created_at, reverse=True)
     return rows[:limit]
