@@ -146,7 +146,20 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
     "DEFAULT_PAGINATION_CLASS": "sandmle_web.pagination.StudioPagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": envstr("SANDMLE_API_ANON_RATE", "60/minute"),
+        "user": envstr("SANDMLE_API_USER_RATE", "3000/minute"),
+    },
 }
+
+# Failed sign-ins (page and /api/token/) allowed per account and per client address within the window.
+SANDMLE_LOGIN_MAX_FAILURES_ACCOUNT = envint("SANDMLE_LOGIN_MAX_FAILURES_ACCOUNT", 10)
+SANDMLE_LOGIN_MAX_FAILURES_CLIENT = envint("SANDMLE_LOGIN_MAX_FAILURES_CLIENT", 30)
+SANDMLE_LOGIN_WINDOW_S = envint("SANDMLE_LOGIN_WINDOW_S", 900)
 
 # Celery: kombu's filesystem transport under the data directory unless CELERY_BROKER_URL names Redis.
 BROKER_DIR = DATA_DIR / "broker"

@@ -2,18 +2,19 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+
+from accounts.views import ThrottledLoginView, ThrottledTokenView
 from django.urls import include, path
-from rest_framework.authtoken.views import obtain_auth_token
 
 from sandmle_web.health import health
 
 urlpatterns = [
     path("", include("studio.urls")),
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", health, name="health"),
     path("admin/", admin.site.urls),
-    path("api/token/", obtain_auth_token, name="api-token"),
+    path("api/token/", ThrottledTokenView.as_view(), name="api-token"),
     path("", include("tasks_app.urls")),
     path("", include("training_app.urls")),
     path("api/", include("tasks_app.api_urls")),
