@@ -163,3 +163,14 @@ def test_export_and_import_commands(tmp_path):
     again = run("import", tmp_path / "export" / "competitions" / task_dir.name, "--format", "mlebench",
                 "--out", tmp_path / "imported")
     assert again.returncode == 2 and "already exists" in again.stderr and again.stderr.count("\n") == 1
+
+
+def test_an_imported_competition_runs_in_a_campaign(tmp_path):
+    from sandmle.evaluation.campaign import CampaignSpec, run_campaign
+
+    task_dir = make_bundle(tmp_path / "tasks", kind="binary", rows=60)
+    imported = import_competition(export_task(task_dir, tmp_path / "export"), tmp_path / "imported")
+    spec = CampaignSpec(policies=["baseline"], scaffolds=["react"], tasks=[imported], seeds=1, feedback="validate",
+                        max_turns=4, time_budget_s=120.0)
+    report = run_campaign(spec, tmp_path / "campaign")
+    assert report["complete"] and report["cells"][0]["metrics"]["valid_rate"]["mean"] == 1.0
