@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import views
+from training_app import views, views_campaigns
 
 urlpatterns = [
     path("rollouts/", views.rollout_batch_list, name="rollout-batch-list"),
@@ -10,4 +10,11 @@ urlpatterns = [
     path("rollouts/<int:batch_id>/trajectories.jsonl", views.rollout_batch_export, name="rollout-batch-export"),
     path("rollouts/<int:batch_id>/compare/<str:task_id>/", views.trajectory_compare, name="trajectory-compare"),
     path("trajectories/<int:trajectory_id>/", views.trajectory_detail, name="trajectory-detail"),
+    path("campaigns/", views_campaigns.campaign_list, name="campaign-list"),
+    path("campaigns/<int:campaign_id>/", views_campaigns.campaign_detail, name="campaign-detail"),
+    path("campaigns/<int:campaign_id>/episodes/", views_campaigns.campaign_episodes, name="campaign-episodes"),
+    path("campaigns/<int:campaign_id>/episodes/<int:episode_id>.json", views_campaigns.campaign_episode_record,
+         name="campaign-episode-record"),
+    path("campaigns/<int:campaign_id>/report.<str:fmt>", views_campaigns.campaign_report_export,
+         name="campaign-report-export"),
 ]

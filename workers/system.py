@@ -16,6 +16,6 @@ def echo(payload):
 @shared_task(name="workers.system.fail_stale_jobs")
 def fail_stale_jobs() -> dict:
     from tasks_app.models import SynthesisRun
-    from training_app.models import RolloutBatch
+    from training_app.models import EvalCampaign, RolloutBatch
 
-    return {model.__name__: model.fail_stale() for model in (SynthesisRun, RolloutBatch)}
+    return {model.__name__: model.fail_stale() for model in (SynthesisRun, RolloutBatch, EvalCampaign)}

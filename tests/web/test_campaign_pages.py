@@ -1,0 +1,113 @@
+"""Evaluation campaigns in the studio: field-level launch refusals, roles, a real campaign run through the Celery task
+function, the transfer page with its charts and exports, a cell's episodes, a resumed campaign rerunning nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from training_app import campaign_services
+from training_app.models import EvalCampaign
+
+GOOD = {"task_set": "web-set", "policies": "baseline", "scaffolds": ["react"], "seeds": 1, "baseline": "",
+        "feedback": "score", "max_turns": 3}
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("seeds", 0, "greater than or equal"),
+    ("scaffolds", ["langchain"], "not one of the available choices"),
+    ("policies", "   ", "This field is required"),
+    ("baseline", "hf:/elsewhere", "is not one of the policies"),
+    ("policies", "baseline\nbaseline", "listed twice"),
+])
+def test_bad_launch_is_a_field_error(client_for, task_set, field, value, words):
+    response = client_for("curator").post("/campaigns/", GOOD | {field: value})
+    assert response.status_code == 400
+    assert any(words in message for message in response.context["form"].errors.get(field, [])), \
+        response.context["form"].errors
+    assert not EvalCampaign.objects.exists()
+
+
+def test_viewer_reads_but_cannot_launch(client_for, task_set):
+    viewer = client_for("viewer")
+    assert viewer.get("/campaigns/").status_code == 200
+    assert viewer.post("/campaigns/", GOOD).status_code == 403
+    assert not EvalCampaign.objects.exists()
+
+
+def test_hf_policy_goes_to_the_gpu_queue(users, task_set, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        campaign = campaign_services.campaign_create(task_set=task_set, policies=["hf:/models/x", "baseline"],
+                                                     scaffolds=["react"], seeds=1, user=users["curator"])
+    assert campaign.queue == "gpu" and len(callbacks) == 1
+
+
+@pytest.fixture
+def finished_campaign(client_for, task_set, django_capture_on_commit_callbacks):
+    """A baseline campaign launched from the page and run by the worker's own task function, in-process."""
+    from workers.evaluation import run_campaign
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_for("curator").post("/campaigns/", GOOD | {"scaffolds": ["react", "aide"], "seeds": 1})
+    assert response.status_code == 302 and len(callbacks) == 1
+    campaign = EvalCampaign.objects.get()
+    assert run_campaign(campaign.id) is True
+    campaign.refresh_from_db()
+    return campaign
+
+
+def test_campaign_runs_and_shows_its_transfer_report(client_for, finished_campaign):
+    campaign = finished_campaign
+    assert campaign.state == "succeeded", campaign.error
+    assert campaign.episodes.count() == campaign.total_episodes == 2 * campaign.task_set.tasks.count()
+    assert campaign.report["complete"] and {c["scaffold"] for c in campaign.report["cells"]} == {"react", "aide"}
+    viewer = client_for("viewer")
+    page = viewer.get(f"/campaigns/{campaign.id}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="transfer-table"' in html and "vendor/plotly.min.js" in html and "±" in html
+    assert 'data-figure="heatmap-figure"' in html and 'data-figure="bars-figure"' in html
+    assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
+    assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
+    cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")
+    assert cell.status_code == 200 and cell.content.count(b"<tr>") == 1 + campaign.task_set.tasks.count()
+    episode = campaign.episodes.filter(scaffold="aide").first()
+    record = json.loads(viewer.get(f"/campaigns/{campaign.id}/episodes/{episode.id}.json").content)
+    assert record["key"] == episode.key and "turns" in record["trajectory"]
+    csv_text = viewer.get(f"/campaigns/{campaign.id}/report.csv").content.decode()
+    assert "react" in csv_text and "aide" in csv_text
+    report = json.loads(viewer.get(f"/campaigns/{campaign.id}/report.json").content)
+    assert report["cells"] == campaign.report["cells"]
+    assert viewer.get(f"/campaigns/{campaign.id}/report.exe").status_code == 404
+
+
+def test_redelivered_campaign_does_nothing_and_a_requeued_one_reruns_no_episode(finished_campaign,
+                                                                               django_capture_on_commit_callbacks):
+    campaign = finished_campaign
+    assert campaign_services.campaign_execute(campaign_id=campaign.id, worker="again") is False
+    keys = list(campaign.episodes.values_list("key", flat=True))
+    # A worker lost mid-run: the sweep fails the row, a curator requeues it, the engine resumes from episodes.jsonl.
+    EvalCampaign.objects.filter(id=campaign.id).update(state="failed", error="worker lost: no heartbeat")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert campaign_services.campaign_requeue(campaign_id=campaign.id) is True
+    assert len(callbacks) == 1
+    assert campaign_services.campaign_execute(campaign_id=campaign.id, worker="resumed") is True
+    campaign.refresh_from_db()
+    assert campaign.state == "succeeded", campaign.error
+    assert sorted(campaign.episodes.values_list("key", flat=True)) == sorted(keys)
+    lines = (campaign_services.Path(campaign.out_dir) / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == len(keys)  # the resumed run appended nothing
+
+
+def test_cancel_of_a_queued_campaign(client_for, users, task_set, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        campaign = campaign_services.campaign_create(task_set=task_set, policies=["baseline"], scaffolds=["react"],
+                                                     seeds=1, user=users["curator"])
+    assert client_for("viewer").post(f"/campaigns/{campaign.id}/").status_code == 403
+    campaign.refresh_from_db()
+    assert campaign.state == "queued"
+    client_for("curator").post(f"/campaigns/{campaign.id}/")
+    campaign.refresh_from_db()
+    assert campaign.state == "cancelled"
+    assert campaign_services.campaign_execute(campaign_id=campaign.id) is False

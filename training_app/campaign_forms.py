@@ -1,0 +1,25 @@
+"""Input form of the evaluation campaign launch page."""
+
+from django import forms
+
+from training_app.models import RolloutBatch
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    task_set = forms.ChoiceField(choices=[])
+    policies = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), initial="baseline",
+                               help_text="one per line: baseline, openai:MODEL@URL or hf:PATH")
+    scaffolds = forms.MultipleChoiceField(choices=RolloutBatch.Scaffold.choices, widget=forms.CheckboxSelectMultiple,
+                                          initial=RolloutBatch.Scaffold.values)
+    seeds = forms.IntegerField(min_value=1, max_value=20, initial=3, help_text="repeats per task (MLE-bench: 3 or more)")
+    baseline = forms.CharField(max_length=500, required=False, help_text="the policy every cell is compared with")
+    feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
+    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15)
+
+    def __init__(self, *args, task_set_names: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+
+    def clean_policies(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["policies"].splitlines() if line.strip()]

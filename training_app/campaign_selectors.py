@@ -1,0 +1,59 @@
+"""Reads of evaluation campaigns: rows, episodes by cell, and the report shaped for the page and its charts."""
+
+from __future__ import annotations
+
+import json
+
+from django.db.models import QuerySet
+
+from training_app.models import CampaignEpisode, EvalCampaign
+
+
+def campaign_list() -> QuerySet[EvalCampaign]:
+    return EvalCampaign.objects.select_related("task_set", "created_by")
+
+
+def campaign_get(*, campaign_id: int) -> EvalCampaign:
+    return EvalCampaign.objects.select_related("task_set").get(id=campaign_id)
+
+
+def episode_list(*, campaign: EvalCampaign, policy: str = "", scaffold: str = "") -> QuerySet[CampaignEpisode]:
+    episodes = campaign.episodes.defer("record")
+    if policy:
+        episodes = episodes.filter(policy=policy)
+    return episodes.filter(scaffold=scaffold) if scaffold else episodes
+
+
+def transfer_rows(report: dict, metric: str) -> list[dict]:
+    """One row per policy, one cell per scaffold: value, SEM, relative change (None where no episode ran)."""
+    index = {(cell["policy"], cell["scaffold"]): cell for cell in report.get("cells", [])}
+    rows = []
+    for policy in report.get("policies", []):
+        cells = []
+        for scaffold in report.get("scaffolds", []):
+            cell = index.get((policy, scaffold))
+            stats = (cell or {}).get("metrics", {}).get(metric) or {}
+            cells.append({"scaffold": scaffold, "n": (cell or {}).get("n", 0), "mean": stats.get("mean"),
+                          "sem": stats.get("sem"), "relative": ((cell or {}).get("relative") or {}).get(metric),
+                          "best_of_k": (cell or {}).get("best_of_k", [])})
+        rows.append({"policy": policy, "is_baseline": policy == report.get("baseline"), "cells": cells})
+    return rows
+
+
+def transfer_figures(report: dict, metric: str) -> dict:
+    """The heatmap and the grouped bars with SEM error bars, as plotly JSON for static/js/figures.js."""
+    import plotly.graph_objects as go
+
+    rows = transfer_rows(report, metric)
+    scaffolds = report.get("scaffolds", [])
+    heatmap = go.Figure(go.Heatmap(
+        z=[[cell["mean"] for cell in row["cells"]] for row in rows], x=scaffolds, y=[row["policy"] for row in rows],
+        colorscale="Viridis", zmin=0, zmax=1 if metric.endswith("_rate") else None, texttemplate="%{z:.2f}"))
+    heatmap.update_layout(title=f"{metric} by policy and scaffold", height=120 + 60 * len(rows),
+                          margin={"l": 160, "r": 20, "t": 40, "b": 40})
+    bars = go.Figure([go.Bar(name=row["policy"], x=scaffolds, y=[cell["mean"] for cell in row["cells"]],
+                             error_y={"type": "data", "array": [cell["sem"] or 0 for cell in row["cells"]]})
+                      for row in rows])
+    bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
+                       margin={"l": 60, "r": 20, "t": 40, "b": 40})
+    return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}

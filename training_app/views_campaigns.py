@@ -1,0 +1,102 @@
+"""Pages of evaluation campaigns: launch, progress, the transfer table with its charts, a cell's episodes, exports."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from tasks_app import selectors as task_selectors
+from tasks_app.services import ServiceError
+from training_app import campaign_selectors as selectors
+from training_app import campaign_services as services
+from training_app.campaign_forms import CampaignForm
+from training_app.models import EvalCampaign
+
+
+@role_required(Role.VIEWER)
+def campaign_list(request):
+    names = list(task_selectors.task_set_list().values_list("name", flat=True))
+    form = CampaignForm(task_set_names=names)
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Launching campaigns needs the curator role."}, status=403)
+        form = CampaignForm(request.POST, task_set_names=names)
+        if form.is_valid():
+            fields = dict(form.cleaned_data)
+            task_set = task_selectors.task_set_get(name=fields.pop("task_set"))
+            try:
+                campaign = services.campaign_create(task_set=task_set, user=request.user, **fields)
+                return redirect("campaign-detail", campaign_id=campaign.id)
+            except ServiceError as error:
+                form.add_error(error.field if error.field in form.fields else None, str(error))
+        status = 400
+    return render(request, "training/campaign_list.html",
+                  {"campaigns": selectors.campaign_list()[:100], "form": form}, status=status)
+
+
+def _campaign_or_404(campaign_id: int) -> EvalCampaign:
+    try:
+        return selectors.campaign_get(campaign_id=campaign_id)
+    except EvalCampaign.DoesNotExist:
+        raise Http404(f"no campaign {campaign_id}")
+
+
+@role_required(Role.VIEWER)
+def campaign_detail(request, campaign_id):
+    campaign = _campaign_or_404(campaign_id)
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Cancelling a campaign needs the curator role."}, status=403)
+        EvalCampaign.request_cancel(campaign.id)
+        return redirect("campaign-detail", campaign_id=campaign.id)
+    metrics = campaign.report.get("metrics", [])
+    metric = request.GET.get("metric", "medal_rate")
+    if metrics and metric not in metrics:
+        raise Http404(f"no metric {metric!r}")
+    return render(request, "training/campaign_detail.html", {
+        "campaign": campaign, "metric": metric, "metrics": metrics,
+        "rows": selectors.transfer_rows(campaign.report, metric), "scaffolds": campaign.report.get("scaffolds", []),
+        "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
+        "stored": campaign.episodes.count(),
+    })
+
+
+@role_required(Role.VIEWER)
+def campaign_episodes(request, campaign_id):
+    """The episodes of one cell (or of the whole campaign), each with its grade."""
+    campaign = _campaign_or_404(campaign_id)
+    policy, scaffold = request.GET.get("policy", ""), request.GET.get("scaffold", "")
+    return render(request, "training/campaign_episodes.html", {
+        "campaign": campaign, "policy": policy, "scaffold": scaffold,
+        "episodes": selectors.episode_list(campaign=campaign, policy=policy, scaffold=scaffold)})
+
+
+@role_required(Role.VIEWER)
+def campaign_report_export(request, campaign_id, fmt):
+    from sandmle.evaluation.transfer import report_csv
+
+    campaign = _campaign_or_404(campaign_id)
+    if fmt not in ("csv", "json"):
+        raise Http404("the report comes as .csv or .json")
+    if not campaign.report.get("cells"):
+        raise Http404("this campaign has no report yet")
+    if fmt == "json":
+        response = JsonResponse(campaign.report, json_dumps_params={"indent": 2})
+    else:
+        response = HttpResponse(report_csv(campaign.report), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.id}-report.{fmt}"'
+    return response
+
+
+@role_required(Role.VIEWER)
+def campaign_episode_record(request, campaign_id, episode_id):
+    campaign = _campaign_or_404(campaign_id)
+    episode = campaign.episodes.filter(id=episode_id).first()
+    if episode is None:
+        raise Http404("no such episode in this campaign")
+    return HttpResponse(json.dumps(episode.record, indent=2, sort_keys=True), content_type="application/json")
