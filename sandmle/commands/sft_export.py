@@ -22,7 +22,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def _read(paths: list[Path]):
     for path in paths:
         with path.open() as handle:
-            for number, line in enumerate(handle, 1):
+            for line in handle:
                 if not line.strip():
                     continue
                 record = json.loads(line)

@@ -12,7 +12,7 @@ from sandmle.agents.policies.base import SamplingParams
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
-                                 group_has_spread, run_groups, step_metrics)
+                                 group_has_spread, run_groups)
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rollout import EpisodeConfig
 
