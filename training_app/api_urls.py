@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import api
+from training_app import api, api_campaigns
 
 urlpatterns = [
     path("rollout-batches/", api.RolloutBatchListApi.as_view(), name="api-rollout-batch-list"),
@@ -11,3 +11,4 @@ urlpatterns = [
     path("rollout-batches/<int:batch_id>/trajectories/", api.TrajectoryListApi.as_view(), name="api-trajectory-list"),
     path("trajectories/<int:trajectory_id>/", api.TrajectoryDetailApi.as_view(), name="api-trajectory-detail"),
 ]
+urlpatterns += api_campaigns.urlpatterns
