@@ -11,7 +11,7 @@ import pandas as pd
 import yaml
 
 from sandmle.errors import UsageError
-from sandmle.formats.bundle_io import imported_bundle, public_split
+from sandmle.formats.bundle_io import imported_bundle
 from sandmle.formats.grade_template import grade_source, prepare_source
 from sandmle.formats.leaderboard import leaderboard_for, thresholds_from_leaderboard
 from sandmle.grading import load_grading
@@ -102,4 +102,4 @@ def import_competition(source: Path, out_dir: Path, *, data_dir: Path | None = N
         source_format="mlebench")
 
 
-__all__ = ["export_task", "import_competition", "public_split"]
+__all__ = ["export_task", "import_competition"]
