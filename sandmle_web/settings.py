@@ -200,6 +200,9 @@ SANDMLE_LLM_KEY_ENV = envstr("SANDMLE_LLM_KEY_ENV", "OPENAI_API_KEY")
 # The only environment variables a synthesis run may name as its key: a curator can point a run at any URL, so a free
 # choice would let them send the worker's SECRET_KEY or database password to their own server.
 SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
+# The hosts synthesis runs and openai: rollout policies may be pointed at (the key and rule prompts go there);
+# empty means only SANDMLE_LLM_URL's host (sandmle_web.llm_hosts).
+SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
 
 LOGGING = {
     "version": 1,

@@ -19,6 +19,7 @@ from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState
+from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.forms import RNG_MAX
 from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskDNA, TaskSet
@@ -111,6 +112,10 @@ def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> No
         if parts.username or parts.password:
             raise ServiceError("keep credentials out of the URL; name the variable holding the key instead",
                                field="llm_url")
+        # The run's prompts carry the rule family and the key goes along: only to hosts the admin allows.
+        refusal = llm_url_refusal(llm_url)
+        if refusal:
+            raise ServiceError(refusal, field="llm_url")
     if llm_key_env and llm_key_env not in settings.SANDMLE_LLM_KEY_ENVS:
         allowed = ", ".join(settings.SANDMLE_LLM_KEY_ENVS) or "none"
         raise ServiceError(f"{llm_key_env!r} is not an allowed key variable (allowed: {allowed}; SANDMLE_LLM_KEY_ENVS "

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState
+from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.models import SynthesizedTask, TaskSet
 from tasks_app.services import ServiceError
@@ -26,6 +27,9 @@ def _check_policy(policy: str) -> None:
         model, _, url = policy[len("openai:"):].partition("@")
         if not model or not url.startswith(("http://", "https://")):
             raise ServiceError("write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1", field="policy")
+        refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
+        if refusal:
+            raise ServiceError(refusal, field="policy")
         return
     if policy.startswith("hf:") and len(policy) > 3:
         return
@@ -96,6 +100,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
 
     def episodes() -> None:
         try:
+            _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
             config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
             # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
             options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}

@@ -61,6 +61,7 @@ def test_openai_batch_uses_the_deployments_key_variable(users, task_set, setting
     from tests.chat_server import ChatServer
 
     settings.SANDMLE_LLM_KEY_ENV = "STUDIO_POLICY_KEY"
+    settings.SANDMLE_LLM_ALLOWED_HOSTS = ["127.0.0.1"]  # the local chat server
     monkeypatch.setenv("STUDIO_POLICY_KEY", "sk-studio-test")
     answer = "<think>copy the sample</think><python>import shutil; shutil.copy('/public/sample_submission.csv', " \
              "'submission.csv')</python>"

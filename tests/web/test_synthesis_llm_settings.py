@@ -22,6 +22,7 @@ def llm_settings(settings):
     settings.SANDMLE_LLM_MODEL = "house-model"
     settings.SANDMLE_LLM_KEY_ENV = "HOUSE_LLM_KEY"
     settings.SANDMLE_LLM_KEY_ENVS = ["HOUSE_LLM_KEY", "SYNTH_TEST_KEY"]
+    settings.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal", "127.0.0.1"]  # the local chat server
     return settings
 
 
