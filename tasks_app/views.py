@@ -11,9 +11,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle_web.markdown import render_markdown
-from tasks_app import bundle_files, selectors, services
+from tasks_app import bundle_files, regenerate, selectors, services, task_page
 from tasks_app.forms import ReviewForm, SeedUploadForm, SynthesisRunForm, TaskSetForm
 from tasks_app.models import SynthesisRun, SynthesizedTask
+from tasks_app.rollout_stats import attach_rollout_stats
 
 
 def _form_errors_from(form, error: services.ServiceError) -> None:
@@ -89,7 +90,7 @@ def task_list(request):
     keys = ("status", "seed", "modality", "rule_family") if has_role(request.user, Role.REVIEWER) else (
         "status", "seed", "modality")
     filters = {key: request.GET.get(key, "") for key in keys}
-    tasks = selectors.task_list(**filters)[:300]
+    tasks = attach_rollout_stats(selectors.task_list(**filters)[:300])
     return render(request, "tasks/task_list.html", {"tasks": tasks, "filters": filters,
                                                     "statuses": SynthesizedTask.Status.values})
 
@@ -136,7 +137,7 @@ def task_detail(request, task_id):
         "comments": selectors.task_comments_for(task=task, user=request.user),
         "milestone_rows": [(name, task.milestones.get(name)) for name in ("median", "bronze", "silver", "gold")],
         "ladder_rows": sorted(task.ladder.items(), key=lambda item: item[0]),
-    }
+    } | task_page.task_presentation(task=task, include_private=is_reviewer)
     if is_reviewer:
         rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
         context.update(rule=rule, rule_json=json.dumps(rule, indent=2),
@@ -160,7 +161,7 @@ def task_image(request, task_id, name):
 def review_queue(request):
     mine = request.GET.get("mine") == "1"
     queue = selectors.review_queue(assigned_to=request.user if mine else None)
-    return render(request, "tasks/review_queue.html", {"tasks": queue[:300], "mine": mine})
+    return render(request, "tasks/review_queue.html", {"tasks": attach_rollout_stats(queue[:300]), "mine": mine})
 
 
 @role_required(Role.VIEWER)
@@ -181,3 +182,21 @@ def task_set_list(request):
                 _form_errors_from(form, error)
         status = 400
     return render(request, "tasks/task_set_list.html", {"task_sets": selectors.task_set_list(), "form": form}, status=status)
+
+
+@role_required(Role.CURATOR)
+def task_regenerate(request, task_id):
+    """Start a new version of a task (same seed and rule family, a new rng); curators launch synthesis jobs."""
+    task = get_object_or_404(SynthesizedTask.objects.select_related("seed"), task_id=task_id)
+    if request.method != "POST":
+        return redirect("task-detail", task_id=task.task_id)
+    raw_rng = request.POST.get("rng", "").strip()
+    if raw_rng and not (raw_rng.isascii() and raw_rng.isdigit() and len(raw_rng) <= 10):
+        messages.error(request, "rng: expected a whole number, or leave it empty for a random one")
+        return redirect("task-detail", task_id=task.task_id)
+    try:
+        run = regenerate.task_regenerate(task=task, user=request.user, rng=int(raw_rng) if raw_rng else None)
+    except services.ServiceError as error:
+        messages.error(request, f"{error.field}: {error}")
+        return redirect("task-detail", task_id=task.task_id)
+    return redirect("synthesis-run-detail", run_id=run.id)
