@@ -14,8 +14,9 @@ from django.core.management.base import BaseCommand, CommandError
 from sandmle_web.jobs import JobState
 from tasks_app import services as task_services
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
+from training_app import campaign_services
 from training_app import services as training_services
-from training_app.models import RolloutBatch
+from training_app.models import EvalCampaign, RolloutBatch
 
 DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
 
@@ -38,7 +39,7 @@ def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
 
 
 class Command(BaseCommand):
-    help = "Run the demo job through the worker: synthesize a first task set and run a baseline rollout batch."
+    help = "Run the demo job through the worker: synthesize a first task set, run a baseline rollout batch and a small evaluation campaign."
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
@@ -75,3 +76,14 @@ class Command(BaseCommand):
         summary = ", ".join(f"{key} {value:.3g}" for key, value in batch.summary.items() if isinstance(value, (int, float)))
         summary += f", mean dense reward {batch.summary.get('mean_reward', {}).get('dense', 0.0):.3g}"
         write(f"rollout batch #{batch.id}: {summary}")
+
+        # The transfer report's shape on the smallest grid: the baseline policy under all four scaffolds, 2 seeds.
+        campaign = EvalCampaign.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
+        if campaign is None:
+            campaign = campaign_services.campaign_create(
+                task_set=task_set, policies=["baseline"], scaffolds=list(RolloutBatch.Scaffold.values), seeds=2,
+                baseline="baseline", name="demo baseline x scaffolds", user=user)
+            _wait(EvalCampaign, campaign.id, timeout_s=timeout, label=f"campaign #{campaign.id}", write=write)
+            campaign.refresh_from_db()
+        medals = {cell["scaffold"]: cell["metrics"]["medal_rate"]["mean"] for cell in campaign.report["cells"]}
+        write(f"campaign #{campaign.id}: medal rate by scaffold " + ", ".join(f"{k} {v:.2f}" for k, v in medals.items()))
