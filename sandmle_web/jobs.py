@@ -83,6 +83,12 @@ class Job(models.Model):
             fields["progress"] = 1.0
         return cls.objects.filter(id=job_id, state=JobState.RUNNING).update(**fields) == 1
 
+    def may_be_cancelled_by(self, user) -> bool:
+        """A job is stopped by whoever started it, or by a reviewer or admin; not by any other curator."""
+        from accounts.roles import Role, has_role
+
+        return has_role(user, Role.REVIEWER) or (has_role(user, Role.CURATOR) and self.created_by_id == user.id)
+
     @classmethod
     def request_cancel(cls, job_id: int) -> None:
         """Queued rows are cancelled at once; running ones stop at their next heartbeat."""

@@ -95,6 +95,9 @@ class SynthesisRunCancelApi(APIView):
 
     def post(self, request, run_id):
         run = get_object_or_404(SynthesisRun, id=run_id)
+        if not run.may_be_cancelled_by(request.user):
+            return Response({"detail": "Only the run's creator, reviewers and admins may cancel it."},
+                            status=status.HTTP_403_FORBIDDEN)
         SynthesisRun.request_cancel(run.id)
         run.refresh_from_db()
         return Response(SynthesisRunOutput(run).data)

@@ -78,7 +78,10 @@ def synthesis_run_list(request):
 @role_required(Role.VIEWER)
 def synthesis_run_detail(request, run_id):
     run = get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)
-    if request.method == "POST" and has_role(request.user, Role.CURATOR):
+    if request.method == "POST":
+        if not run.may_be_cancelled_by(request.user):
+            return render(request, "403.html", {"reason": "Only the run's creator, reviewers and admins may cancel it."},
+                          status=403)
         SynthesisRun.request_cancel(run.id)
         return redirect("synthesis-run-detail", run_id=run.id)
     return render(request, "tasks/synthesis_run_detail.html", {"run": run, "tasks": selectors.task_list(run_id=run.id)})

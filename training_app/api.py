@@ -52,6 +52,9 @@ class RolloutBatchCancelApi(APIView):
 
     def post(self, request, batch_id):
         batch = get_object_or_404(RolloutBatch, id=batch_id)
+        if not batch.may_be_cancelled_by(request.user):
+            return Response({"detail": "Only the batch's creator, reviewers and admins may cancel it."},
+                            status=status.HTTP_403_FORBIDDEN)
         RolloutBatch.request_cancel(batch.id)
         batch.refresh_from_db()
         return Response(RolloutBatchOutput(batch).data)

@@ -67,9 +67,9 @@ def test_run_executes_and_lists_its_tasks(api_for, client_for, iris, django_capt
     assert task.task_id in str(listed)
 
 
-def test_cancel_a_queued_run(api_for, iris, django_capture_on_commit_callbacks):
+def test_cancel_a_queued_run(api_for, users, iris, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        run = services.synthesis_run_create(seed=iris, count=1)
+        run = services.synthesis_run_create(seed=iris, count=1, user=users["curator"])  # the creator cancels
     response = api_for("curator").post(f"/api/synthesis-runs/{run.id}/cancel/")
     assert response.status_code == 200 and response.json()["state"] == JobState.CANCELLED
     assert services.synthesis_run_execute(run_id=run.id, worker="late") is False

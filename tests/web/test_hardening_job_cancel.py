@@ -1,0 +1,28 @@
+"""A job is cancelled only by its creator, a reviewer or an admin, on the page and in the API."""
+
+from __future__ import annotations
+
+from accounts.roles import Role
+from accounts.services import user_create
+from sandmle_web.jobs import JobState
+from tasks_app.models import Seed, SynthesisRun
+
+
+def test_only_creator_reviewers_and_admins_cancel(db, users, client, api_for):
+    from rest_framework.test import APIClient
+
+    from accounts.services import user_token
+
+    seed = Seed.objects.create(name="iris", source="bundled", target="target", task_type="multiclass",
+                               metric="accuracy", modality="tabular", n_rows=150, n_features=4)
+    other = user_create(username="curator2", password="pw-curator2", role=Role.CURATOR)
+    runs = [SynthesisRun.objects.create(seed=seed, count=1, created_by=users["curator"]) for _ in range(3)]
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=other)}")
+    assert stranger.post(f"/api/synthesis-runs/{runs[0].id}/cancel/").status_code == 403
+    client.force_login(other)
+    assert client.post(f"/synthesis/{runs[0].id}/").status_code == 403
+    runs[0].refresh_from_db()
+    assert runs[0].state == JobState.QUEUED and not runs[0].cancel_requested
+    for role, run in zip(("curator", "reviewer", "admin"), runs):
+        assert api_for(role).post(f"/api/synthesis-runs/{run.id}/cancel/").json()["state"] == JobState.CANCELLED
