@@ -157,7 +157,7 @@ def _negation_marked(frame: pd.DataFrame) -> list[str]:
 def _classifier_candidates(family: str, n_columns: int) -> list:
     tidy = TidyTable
     tree = [make_pipeline(tidy(), DecisionTreeClassifier(max_depth=d, min_samples_leaf=leaf, random_state=0))
-            for d, leaf in ((3, 3), (4, 2), (5, 3), (6, 1))]
+            for d, leaf in ((3, 3), (5, 2), (7, 1))]
     if family in ("threshold_tree", "rule_list"):
         return tree
     if family == "linear_logit":
@@ -173,7 +173,7 @@ def _classifier_candidates(family: str, n_columns: int) -> list:
     if family == "nearest_prototype":  # distances over the rule's few columns, found by their class-mean spread
         return [make_pipeline(tidy(), SelectKBest(f_classif, k=min(k, n_columns)), KNeighborsClassifier(n_neighbors=n,
                                                                                                   weights="distance"))
-                for k in (3, 5) for n in (5, 11)]
+                for k in (3, 5) for n in (7,)]
     if family in ("bright_quadrant", "bar_orientation", "blob_count"):
         features = FunctionTransformer(_image_features)
         return [make_pipeline(features, DecisionTreeClassifier(max_depth=d, min_samples_leaf=3, random_state=0))
