@@ -23,6 +23,12 @@ def plain_http(settings):
     settings.CSRF_COOKIE_SECURE = False
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Every test builds users; production's PBKDF2 costs about a second per user on two busy cores."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def users(db):
     """viewer, curator, reviewer and admin users, each holding only its role; password is 'pw-<name>'."""
