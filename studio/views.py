@@ -45,9 +45,13 @@ def job_progress(request, label: str, job_id: int):
 @require_POST
 @role_required(Role.CURATOR)
 def job_cancel(request, label: str, job_id: int):
-    """Cancel any job; curators launch every kind of job, so they may cancel them (queued at once, running at the
-    job's next heartbeat)."""
+    """Cancel a job (queued at once, running at the job's next heartbeat): its creator, reviewers and admins may."""
     job = _job_or_404(label, job_id)
+    if not job.may_be_cancelled_by(request.user):
+        reason = "Only the job's creator, reviewers and admins may cancel it."
+        if request.headers.get("Accept", "").startswith("application/json"):
+            return JsonResponse({"detail": reason}, status=403)
+        return render(request, "403.html", {"reason": reason}, status=403)
     type(job).request_cancel(job.id)
     job.refresh_from_db()
     if request.headers.get("Accept", "").startswith("application/json"):

@@ -74,6 +74,8 @@ class CampaignCancelApi(APIView):
 
     def post(self, request, campaign_id):
         campaign = get_object_or_404(EvalCampaign, id=campaign_id)
+        if not campaign.may_be_cancelled_by(request.user):
+            return Response({"detail": "Only the campaign's creator, reviewers and admins may cancel it."}, status=403)
         EvalCampaign.request_cancel(campaign.id)
         campaign.refresh_from_db()
         return Response(CampaignOutput(campaign).data)

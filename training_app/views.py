@@ -49,6 +49,9 @@ def _batch_or_404(batch_id: int) -> RolloutBatch:
 def rollout_batch_detail(request, batch_id):
     batch = _batch_or_404(batch_id)
     if request.method == "POST" and has_role(request.user, Role.CURATOR):
+        if not batch.may_be_cancelled_by(request.user):
+            return render(request, "403.html",
+                          {"reason": "Only the batch's creator, reviewers and admins may cancel it."}, status=403)
         RolloutBatch.request_cancel(batch.id)
         return redirect("rollout-batch-detail", batch_id=batch.id)
     groups: dict[str, list[Trajectory]] = {}

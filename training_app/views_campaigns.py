@@ -50,8 +50,9 @@ def _campaign_or_404(campaign_id: int) -> EvalCampaign:
 def campaign_detail(request, campaign_id):
     campaign = _campaign_or_404(campaign_id)
     if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Cancelling a campaign needs the curator role."}, status=403)
+        if not campaign.may_be_cancelled_by(request.user):
+            return render(request, "403.html",
+                          {"reason": "Only the campaign's creator, reviewers and admins may cancel it."}, status=403)
         EvalCampaign.request_cancel(campaign.id)
         return redirect("campaign-detail", campaign_id=campaign.id)
     metrics = campaign.report.get("metrics", [])
