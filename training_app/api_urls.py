@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import api, api_campaigns
+from training_app import api, api_campaigns, api_training
 
 urlpatterns = [
     path("rollout-batches/", api.RolloutBatchListApi.as_view(), name="api-rollout-batch-list"),
@@ -12,3 +12,4 @@ urlpatterns = [
     path("trajectories/<int:trajectory_id>/", api.TrajectoryDetailApi.as_view(), name="api-trajectory-detail"),
 ]
 urlpatterns += api_campaigns.urlpatterns
+urlpatterns += api_training.urlpatterns

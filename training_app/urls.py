@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import views, views_campaigns
+from training_app import views, views_campaigns, views_training
 
 urlpatterns = [
     path("rollouts/", views.rollout_batch_list, name="rollout-batch-list"),
@@ -17,4 +17,9 @@ urlpatterns = [
          name="campaign-episode-record"),
     path("campaigns/<int:campaign_id>/report.<str:fmt>", views_campaigns.campaign_report_export,
          name="campaign-report-export"),
+    path("training/", views_training.training_run_list, name="training-run-list"),
+    path("training/<int:run_id>/", views_training.training_run_detail, name="training-run-detail"),
+    path("training/<int:run_id>/metrics.json", views_training.training_run_metrics, name="training-run-metrics"),
+    path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", views_training.training_step_trajectories,
+         name="training-step-trajectories"),
 ]

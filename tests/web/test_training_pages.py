@@ -1,0 +1,107 @@
+"""Training runs in the studio: field-level launch refusals, roles, and a real one-step GRPO run of a tiny random
+Qwen3 through the Celery task function (metric and checkpoint rows, the run page, its metrics JSON, redelivery)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from training_app import training_services
+from training_app.models import TrainingRun
+
+GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
+        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
+        "lora_r": "", "save_every": 1}
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("group_size", 1, "below the minimum"),
+    ("steps", 0, "below the minimum"),
+    ("learning_rate", 2.0, "above the maximum"),
+    ("max_turns", 500, "above the maximum"),
+    ("reward", "medals", "not one of the available choices"),
+    ("steps", "many", "Enter a whole number"),
+    ("lora_r", 0, "greater than or equal"),
+    ("model", "   ", "This field is required"),
+])
+def test_bad_launch_is_a_field_error(client_for, task_set, field, value, words):
+    response = client_for("curator").post("/training/", GOOD | {field: value})
+    assert response.status_code == 400
+    assert any(words in message for message in response.context["form"].errors.get(field, [])), \
+        response.context["form"].errors
+    assert not TrainingRun.objects.exists()
+
+
+def test_api_refuses_unknown_and_out_of_range_settings_by_name(api_for, task_set):
+    api = api_for("curator")
+    body = {key: value for key, value in GOOD.items() if key != "lora_r"}
+    unknown = api.post("/api/training-runs/", body | {"warp_speed": 9}, format="json")
+    assert unknown.status_code == 400 and "warp_speed" in unknown.json()
+    ranged = api.post("/api/training-runs/", body | {"tasks_per_step": 0}, format="json")
+    assert ranged.status_code == 400 and "minimum" in ranged.json()["tasks_per_step"][0]
+    assert not TrainingRun.objects.exists()
+
+
+def test_viewer_reads_but_cannot_launch_or_cancel(client_for, users, task_set, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
+                                                    user=users["curator"])
+    assert run.queue == "gpu" and run.config["tasks"] and run.config["group_size"] == 4  # the recipe's default
+    viewer = client_for("viewer")
+    assert viewer.get("/training/").status_code == 200
+    assert viewer.post("/training/", GOOD).status_code == 403
+    assert viewer.post(f"/training/{run.id}/").status_code == 403
+    run.refresh_from_db()
+    assert TrainingRun.objects.count() == 1 and not run.cancel_requested
+    assert client_for("curator").post(f"/training/{run.id}/").status_code == 302
+    run.refresh_from_db()
+    assert run.state == "cancelled"
+
+
+@pytest.fixture
+def finished_run(client_for, task_set, tmp_path, django_capture_on_commit_callbacks):
+    """A tiny random model's one-step GRPO run, launched from the page and run by the worker's task function."""
+    pytest.importorskip("torch").set_num_threads(1)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+    from workers.training import run_training
+
+    model = build_tiny_checkpoint(tmp_path / "tiny")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_for("curator").post("/training/", GOOD | {"model": str(model), "name": "smoke"})
+    assert response.status_code == 302, response.context["form"].errors
+    assert len(callbacks) == 1
+    run = TrainingRun.objects.get()
+    assert run.smoke_model
+    assert run_training(run.id) is True
+    run.refresh_from_db()
+    return run
+
+
+@pytest.mark.torch
+def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, finished_run):
+    from workers.training import run_training
+
+    run = finished_run
+    assert run.state == "succeeded", run.error
+    metric = run.metrics.get()
+    assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s"} <= set(metric.metrics)
+    checkpoint = run.checkpoints.get()
+    assert checkpoint.step == 1 and os.path.isfile(os.path.join(checkpoint.path, "config.json"))
+    viewer = client_for("viewer")
+    html = viewer.get(f"/training/{run.id}/").content.decode()
+    assert 'id="smoke-notice"' in html and "tiny random model" in html and "vendor/plotly.min.js" in html
+    assert 'data-figure="reward-figure"' in html and 'data-figure="timing-figure"' in html
+    assert f"hf:{checkpoint.path}" in html and "Start an evaluation campaign" not in html  # viewers see no buttons
+    body = viewer.get(f"/training/{run.id}/metrics.json").json()
+    assert body["state"] == "succeeded" and [line["step"] for line in body["steps"]] == [1]
+    assert body["checkpoints"] == [{"step": 1, "path": checkpoint.path}] and set(body["figures"]) >= {"reward", "loss"}
+    step_file = viewer.get(f"/training/{run.id}/steps/1/trajectories.jsonl")
+    assert step_file.status_code == 200 and len(b"".join(step_file.streaming_content).splitlines()) == 2
+    assert viewer.get(f"/training/{run.id}/steps/9/trajectories.jsonl").status_code == 404
+    curator_html = client_for("curator").get(f"/training/{run.id}/").content.decode()
+    assert "Start an evaluation campaign" in curator_html and "Start a rollout batch" in curator_html
+
+    assert run_training(run.id) is False  # a redelivered message finds the row finished
+    assert run.metrics.count() == 1 and run.checkpoints.count() == 1
