@@ -30,6 +30,10 @@ class Job(models.Model):
     progress_message = models.CharField(max_length=300, blank=True, default="")
     error = models.TextField(blank=True, default="")
     cancel_requested = models.BooleanField(default=False)
+    cancel_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -90,9 +94,13 @@ class Job(models.Model):
         return has_role(user, Role.REVIEWER) or (has_role(user, Role.CURATOR) and self.created_by_id == user.id)
 
     @classmethod
-    def request_cancel(cls, job_id: int) -> None:
-        """Queued rows are cancelled at once; running ones stop at their next heartbeat."""
-        cls.objects.filter(id=job_id).exclude(state__in=FINISHED_STATES).update(cancel_requested=True)
+    def request_cancel(cls, job_id: int, *, actor=None) -> None:
+        """Queued rows are cancelled at once; running ones stop at their next heartbeat. The first request's actor
+        and time are kept, so the job page says who stopped it."""
+        unfinished = cls.objects.filter(id=job_id).exclude(state__in=FINISHED_STATES)
+        unfinished.filter(cancel_requested=False).update(
+            cancel_requested=True, cancel_requested_by=actor, cancel_requested_at=timezone.now()
+        )
         cls.objects.filter(id=job_id, state=JobState.QUEUED).update(
             state=JobState.CANCELLED, finished_at=timezone.now()
         )

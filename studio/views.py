@@ -52,7 +52,7 @@ def job_cancel(request, label: str, job_id: int):
         if request.headers.get("Accept", "").startswith("application/json"):
             return JsonResponse({"detail": reason}, status=403)
         return render(request, "403.html", {"reason": reason}, status=403)
-    type(job).request_cancel(job.id)
+    type(job).request_cancel(job.id, actor=request.user)
     job.refresh_from_db()
     if request.headers.get("Accept", "").startswith("application/json"):
         return JsonResponse(selectors.job_progress(job))

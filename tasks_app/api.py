@@ -98,7 +98,7 @@ class SynthesisRunCancelApi(APIView):
         if not run.may_be_cancelled_by(request.user):
             return Response({"detail": "Only the run's creator, reviewers and admins may cancel it."},
                             status=status.HTTP_403_FORBIDDEN)
-        SynthesisRun.request_cancel(run.id)
+        SynthesisRun.request_cancel(run.id, actor=request.user)
         run.refresh_from_db()
         return Response(SynthesisRunOutput(run).data)
 

@@ -82,7 +82,7 @@ def synthesis_run_detail(request, run_id):
         if not run.may_be_cancelled_by(request.user):
             return render(request, "403.html", {"reason": "Only the run's creator, reviewers and admins may cancel it."},
                           status=403)
-        SynthesisRun.request_cancel(run.id)
+        SynthesisRun.request_cancel(run.id, actor=request.user)
         return redirect("synthesis-run-detail", run_id=run.id)
     return render(request, "tasks/synthesis_run_detail.html", {"run": run, "tasks": selectors.task_list(run_id=run.id)})
 

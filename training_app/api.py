@@ -55,7 +55,7 @@ class RolloutBatchCancelApi(APIView):
         if not batch.may_be_cancelled_by(request.user):
             return Response({"detail": "Only the batch's creator, reviewers and admins may cancel it."},
                             status=status.HTTP_403_FORBIDDEN)
-        RolloutBatch.request_cancel(batch.id)
+        RolloutBatch.request_cancel(batch.id, actor=request.user)
         batch.refresh_from_db()
         return Response(RolloutBatchOutput(batch).data)
 

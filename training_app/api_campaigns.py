@@ -76,7 +76,7 @@ class CampaignCancelApi(APIView):
         campaign = get_object_or_404(EvalCampaign, id=campaign_id)
         if not campaign.may_be_cancelled_by(request.user):
             return Response({"detail": "Only the campaign's creator, reviewers and admins may cancel it."}, status=403)
-        EvalCampaign.request_cancel(campaign.id)
+        EvalCampaign.request_cancel(campaign.id, actor=request.user)
         campaign.refresh_from_db()
         return Response(CampaignOutput(campaign).data)
 

@@ -91,7 +91,7 @@ class TrainingRunCancelApi(APIView):
         run = get_object_or_404(TrainingRun, id=run_id)
         if not run.may_be_cancelled_by(request.user):
             raise PermissionDenied("a run is cancelled by whoever started it, or by a reviewer or admin")
-        TrainingRun.request_cancel(run.id)
+        TrainingRun.request_cancel(run.id, actor=request.user)
         run.refresh_from_db()
         return Response(TrainingRunOutput(run).data)
 

@@ -52,7 +52,7 @@ def rollout_batch_detail(request, batch_id):
         if not batch.may_be_cancelled_by(request.user):
             return render(request, "403.html",
                           {"reason": "Only the batch's creator, reviewers and admins may cancel it."}, status=403)
-        RolloutBatch.request_cancel(batch.id)
+        RolloutBatch.request_cancel(batch.id, actor=request.user)
         return redirect("rollout-batch-detail", batch_id=batch.id)
     groups: dict[str, list[Trajectory]] = {}
     for trajectory in selectors.trajectory_list(batch=batch):

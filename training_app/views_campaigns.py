@@ -53,7 +53,7 @@ def campaign_detail(request, campaign_id):
         if not campaign.may_be_cancelled_by(request.user):
             return render(request, "403.html",
                           {"reason": "Only the campaign's creator, reviewers and admins may cancel it."}, status=403)
-        EvalCampaign.request_cancel(campaign.id)
+        EvalCampaign.request_cancel(campaign.id, actor=request.user)
         return redirect("campaign-detail", campaign_id=campaign.id)
     metrics = campaign.report.get("metrics", [])
     metric = request.GET.get("metric", "medal_rate")

@@ -53,7 +53,7 @@ def training_run_detail(request, run_id):
         if not run.may_be_cancelled_by(request.user):
             return render(request, "403.html", {"reason": "A run is cancelled by whoever started it, or a reviewer."},
                           status=403)
-        TrainingRun.request_cancel(run.id)
+        TrainingRun.request_cancel(run.id, actor=request.user)
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
     return render(request, "training/training_run_detail.html", {

@@ -56,3 +56,19 @@ def test_other_cancel_routes_hold_the_same_rule(db, users, client):
     client.post(f"/jobs/tasks_app.synthesisrun/{run.id}/cancel/")
     run.refresh_from_db()
     assert run.state == JobState.CANCELLED
+
+
+def test_cancellation_records_who_and_when_and_the_page_shows_it(db, users, client, api_for):
+    seed = Seed.objects.create(name="iris", source="bundled", target="target", task_type="multiclass",
+                               metric="accuracy", modality="tabular", n_rows=150, n_features=4)
+    run = SynthesisRun.objects.create(seed=seed, count=1, created_by=users["curator"])
+    assert api_for("reviewer").post(f"/api/synthesis-runs/{run.id}/cancel/").status_code == 200
+    run.refresh_from_db()
+    assert run.cancel_requested_by == users["reviewer"] and run.cancel_requested_at is not None
+    first_at = run.cancel_requested_at
+    api_for("admin").post(f"/api/synthesis-runs/{run.id}/cancel/")  # a second request keeps the first actor
+    run.refresh_from_db()
+    assert run.cancel_requested_by == users["reviewer"] and run.cancel_requested_at == first_at
+    client.force_login(users["viewer"])
+    page = client.get(f"/synthesis/{run.id}/").content.decode()
+    assert "Cancel requested by reviewer" in page
