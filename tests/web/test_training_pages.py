@@ -105,3 +105,23 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
 
     assert run_training(run.id) is False  # a redelivered message finds the row finished
     assert run.metrics.count() == 1 and run.checkpoints.count() == 1
+
+
+def test_sft_run_needs_the_task_sets_trajectories_and_exports_them(users, task_set, django_capture_on_commit_callbacks):
+    from tasks_app.services import ServiceError
+
+    with pytest.raises(ServiceError) as refused:
+        training_services.training_run_create(task_set=task_set, kind="sft", model="models/any", user=users["curator"])
+    assert refused.value.field == "task_set" and not TrainingRun.objects.exists()
+
+
+def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, django_capture_on_commit_callbacks):
+    import json
+    from pathlib import Path
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        run = training_services.training_run_create(task_set=finished_batch.task_set, kind="sft", model="models/any",
+                                                    steps=1, user=users["curator"])
+    assert run.config["kind"] == "sft" and len(callbacks) == 1 and not run.smoke_model
+    lines = Path(run.config["dataset"][0]).read_text().splitlines()
+    assert lines and all(any(m["role"] == "assistant" for m in json.loads(line)["messages"]) for line in lines)
