@@ -1,4 +1,4 @@
-"""`manage.py demo`: the main job on embedded defaults — seeds -> synthesized tasks -> review -> rollouts.
+"""`manage.py demo`: the main job on embedded defaults — seeds -> tasks -> review -> rollouts -> evaluation -> GRPO.
 
 Work goes through the Celery worker that `scripts/demo` starts, exactly as in the studio; this command
 enqueues, waits for the job rows, and prints what happened.
@@ -7,16 +7,18 @@ enqueues, waits for the job rows, and prints what happened.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
 from sandmle_web.jobs import JobState
 from tasks_app import services as task_services
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
-from training_app import campaign_services
-from training_app import services as training_services
-from training_app.models import EvalCampaign, RolloutBatch
+from training_app import campaign_services, training_services
+from training_app import services as rollout_services
+from training_app.models import EvalCampaign, RolloutBatch, TrainingRun
 
 DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
 
@@ -38,8 +40,31 @@ def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
     raise CommandError(f"{label} did not finish within {timeout_s:.0f} s: is the Celery worker running?")
 
 
+def smoke_training_run(*, task_set: TaskSet, user: User, timeout: float, write) -> TrainingRun:
+    """A short GRPO smoke run: a tiny random Qwen3 built here, so the training page has curves without a download
+    or a GPU; the page says plainly that the model is random."""
+    run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
+    if run is None:
+        from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+        model = Path(settings.DATA_DIR) / "models" / "tiny-random-qwen3"
+        if not (model / "config.json").is_file():
+            build_tiny_checkpoint(model)
+        run = training_services.training_run_create(
+            task_set=task_set, model=str(model), steps=3, group_size=2, tasks_per_step=1, learning_rate=1e-4,
+            max_turns=2, max_response_tokens=16, save_every=3, name="demo GRPO smoke run", user=user, smoke=True)
+        _wait(TrainingRun, run.id, timeout_s=timeout, label=f"training run #{run.id}", write=write)
+    last = run.metrics.order_by("-step").first()
+    reward = last.metrics.get("reward_mean", 0.0) if last else 0.0
+    write(f"training run #{run.id} (smoke run, tiny random model): {run.metrics.count()} GRPO steps, last reward "
+          f"mean {reward:.3g}, {run.checkpoints.count()} checkpoint(s); "
+          f"see /training/{run.id}/")
+    return run
+
+
 class Command(BaseCommand):
-    help = "Run the demo job through the worker: synthesize a first task set, run a baseline rollout batch and a small evaluation campaign."
+    help = ("Run the demo job through the worker: synthesize a first task set, run a baseline rollout batch, a small "
+            "evaluation campaign and a short GRPO smoke run of a tiny random model on the CPU.")
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
@@ -68,7 +93,7 @@ class Command(BaseCommand):
 
         batch = RolloutBatch.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
         if batch is None:
-            batch = training_services.rollout_batch_create(
+            batch = rollout_services.rollout_batch_create(
                 task_set=task_set, scaffold="react", policy="baseline", samples=2, concurrency=2, name="demo baseline", user=user
             )
             _wait(RolloutBatch, batch.id, timeout_s=timeout, label=f"rollout batch #{batch.id}", write=write)
@@ -87,3 +112,4 @@ class Command(BaseCommand):
             campaign.refresh_from_db()
         medals = {cell["scaffold"]: cell["metrics"]["medal_rate"]["mean"] for cell in campaign.report["cells"]}
         write(f"campaign #{campaign.id}: medal rate by scaffold " + ", ".join(f"{k} {v:.2f}" for k, v in medals.items()))
+        smoke_training_run(task_set=task_set, user=user, timeout=timeout, write=write)
