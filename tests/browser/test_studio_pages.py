@@ -23,7 +23,7 @@ def test_viewer_browses_seeds_and_dna(login, live_server):
 def test_reviewer_approves_from_the_queue(login, live_server, stored_tasks):
     pending = next(task for task in stored_tasks if task.status == "pending_review")
     page = login("reviewer")
-    page.click("text=Review queue")
+    page.click("nav >> text=Review")  # a reviewer's Review step opens the queue
     page.click(f"#review-queue >> text={pending.task_id}")
     assert pending.rule_family in page.locator("#hidden-rule").inner_text()
     page.select_option("#review-form select[name=verdict]", "approve")

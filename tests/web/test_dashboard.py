@@ -39,7 +39,7 @@ def test_cancel_needs_a_curator_and_stays_on_this_site(client_for, users, stored
     assert response.status_code == 302 and response["Location"] == f"/synthesis/{run.id}/"
     run.refresh_from_db()
     assert run.cancel_requested and SynthesisRun.beat(run.id) is False
-    queued = SynthesisRun.objects.create(seed=run.seed, count=1)
+    queued = SynthesisRun.objects.create(seed=run.seed, count=1, created_by=users["curator"])
     client_for("curator").post(f"/jobs/tasks_app.synthesisrun/{queued.id}/cancel/")
     queued.refresh_from_db()
     assert queued.state == JobState.CANCELLED
