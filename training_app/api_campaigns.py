@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import IsCurator, IsViewer
-from tasks_app.models import TaskSet
-from tasks_app.services import ServiceError
+from accounts.permissions import IsViewer
+from training_app.job_api import JobCancelApi, job_launch
 from training_app import campaign_selectors as selectors
 from training_app import campaign_services as services
 from training_app.models import EvalCampaign, RolloutBatch
@@ -47,19 +45,8 @@ class CampaignListApi(ListAPIView):
         return selectors.campaign_list()
 
     def post(self, request):
-        if not IsCurator().has_permission(request, self):
-            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
-        data = CampaignInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        fields = dict(data.validated_data)
-        task_set = TaskSet.objects.filter(name=fields.pop("task_set")).first()
-        if task_set is None:
-            raise ValidationError({"task_set": [f"no task set named {request.data.get('task_set')!r}"]})
-        try:
-            campaign = services.campaign_create(task_set=task_set, user=request.user, **fields)
-        except ServiceError as error:
-            raise ValidationError({error.field: [str(error)]}) from None
-        return Response(CampaignOutput(campaign).data, status=status.HTTP_201_CREATED)
+        return job_launch(request, self, input_serializer=CampaignInput, create=services.campaign_create,
+                          output_serializer=CampaignOutput)
 
 
 class CampaignDetailApi(APIView):
@@ -69,16 +56,10 @@ class CampaignDetailApi(APIView):
         return Response(CampaignOutput(get_object_or_404(EvalCampaign, id=campaign_id)).data)
 
 
-class CampaignCancelApi(APIView):
-    permission_classes = [IsCurator]
-
-    def post(self, request, campaign_id):
-        campaign = get_object_or_404(EvalCampaign, id=campaign_id)
-        if not campaign.may_be_cancelled_by(request.user):
-            return Response({"detail": "Only the campaign's creator, reviewers and admins may cancel it."}, status=403)
-        EvalCampaign.request_cancel(campaign.id, actor=request.user)
-        campaign.refresh_from_db()
-        return Response(CampaignOutput(campaign).data)
+class CampaignCancelApi(JobCancelApi):
+    model = EvalCampaign
+    output_serializer = CampaignOutput
+    noun = "campaign"
 
 
 class CampaignReportApi(APIView):

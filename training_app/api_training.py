@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import IsCurator, IsViewer
-from tasks_app.models import TaskSet
-from tasks_app.services import ServiceError
+from accounts.permissions import IsViewer
+from training_app.job_api import JobCancelApi, job_launch
 from training_app import training_services as services
 from training_app.models import TrainingRun
 
@@ -62,19 +61,8 @@ class TrainingRunListApi(ListAPIView):
         return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints").order_by("-created_at")
 
     def post(self, request):
-        if not IsCurator().has_permission(request, self):
-            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
-        data = TrainingRunInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        fields = dict(data.validated_data)
-        task_set = TaskSet.objects.filter(name=fields.pop("task_set")).first()
-        if task_set is None:
-            raise ValidationError({"task_set": [f"no task set named {request.data.get('task_set')!r}"]})
-        try:
-            run = services.training_run_create(task_set=task_set, user=request.user, **fields)
-        except ServiceError as error:
-            raise ValidationError({error.field: [str(error)]}) from None
-        return Response(TrainingRunOutput(run).data, status=status.HTTP_201_CREATED)
+        return job_launch(request, self, input_serializer=TrainingRunInput, create=services.training_run_create,
+                          output_serializer=TrainingRunOutput)
 
 
 class TrainingRunDetailApi(APIView):
@@ -84,16 +72,10 @@ class TrainingRunDetailApi(APIView):
         return Response(TrainingRunOutput(get_object_or_404(TrainingRun, id=run_id)).data)
 
 
-class TrainingRunCancelApi(APIView):
-    permission_classes = [IsCurator]
-
-    def post(self, request, run_id):
-        run = get_object_or_404(TrainingRun, id=run_id)
-        if not run.may_be_cancelled_by(request.user):
-            raise PermissionDenied("a run is cancelled by whoever started it, or by a reviewer or admin")
-        TrainingRun.request_cancel(run.id, actor=request.user)
-        run.refresh_from_db()
-        return Response(TrainingRunOutput(run).data)
+class TrainingRunCancelApi(JobCancelApi):
+    model = TrainingRun
+    output_serializer = TrainingRunOutput
+    noun = "run"
 
 
 class TrainingRunMetricsApi(APIView):
