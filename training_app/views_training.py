@@ -73,15 +73,17 @@ def metric_figures(lines: list[dict]) -> dict:
     def series(key):
         return [line.get(key) for line in lines]
 
-    def layout(title, y):
-        return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}}, "yaxis": {"title": {"text": y}},
-                "height": 300, "margin": {"t": 40, "b": 40, "l": 50, "r": 10}}
+    def layout(title, y, y_range=None):
+        # Steps are whole numbers: integer ticks, never 1.5.
+        yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
+        return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}, "tickformat": "d", "dtick": 1},
+                "yaxis": yaxis, "height": 300, "margin": {"t": 40, "b": 40, "l": 50, "r": 10}}
 
     reward = go.Figure([go.Scatter(x=steps, y=series("reward_mean"), mode="lines+markers", name="reward mean",
                                    error_y={"type": "data", "array": series("reward_std"), "visible": True})],
                        layout=layout("Reward (mean ± std over episodes)", "reward"))
     rates = go.Figure([go.Scatter(x=steps, y=series(key), mode="lines+markers", name=key)
-                       for key in ("medal_rate", "valid_rate")], layout=layout("Medal and valid rates", "share"))
+                       for key in ("medal_rate", "valid_rate")], layout=layout("Medal and valid rates", "share", [-0.02, 1.02]))
     loss = go.Figure([go.Scatter(x=steps, y=series("loss"), mode="lines+markers", name="loss")],
                      layout=layout("Loss", "loss"))
     timing = go.Figure([go.Bar(x=steps, y=series(key), name=key.removesuffix("_s"))
