@@ -49,7 +49,9 @@ class SynthesisRun(Job):
     summary = models.JSONField(default=dict, blank=True)
 
     class Meta(Job.Meta):
-        pass
+        # The run lists (all runs, a seed's runs) order by newest first.
+        indexes = [models.Index(fields=["-created_at"], name="synthrun_created"),
+                   models.Index(fields=["seed", "-created_at"], name="synthrun_seed_created")]
 
 
 class SynthesizedTask(models.Model):
@@ -94,6 +96,18 @@ class SynthesizedTask(models.Model):
 
     class Meta:
         ordering = ["-created_at", "task_id"]
+        # Each list filter followed by the list's order, so a filtered page reads rows in order from an index
+        # instead of sorting 10,000 tasks; the review queue reads pending tasks oldest first.
+        indexes = [
+            models.Index(fields=["-created_at", "task_id"], name="task_created"),
+            models.Index(fields=["status", "-created_at", "task_id"], name="task_status_created"),
+            models.Index(fields=["status", "created_at", "task_id"], name="task_status_oldest"),
+            models.Index(fields=["seed", "-created_at", "task_id"], name="task_seed_created"),
+            models.Index(fields=["modality", "-created_at", "task_id"], name="task_modality_created"),
+            models.Index(fields=["domain_id", "-created_at", "task_id"], name="task_domain_created"),
+            models.Index(fields=["rule_family", "-created_at", "task_id"], name="task_family_created"),
+            models.Index(fields=["run", "-created_at", "task_id"], name="task_run_created"),
+        ]
 
     def __str__(self) -> str:
         return self.task_id

@@ -32,7 +32,7 @@ class RolloutBatch(Job):
     summary = models.JSONField(default=dict, blank=True)
 
     class Meta(Job.Meta):
-        pass
+        indexes = [models.Index(fields=["-created_at"], name="rollout_created")]  # lists: newest first
 
 
 class Trajectory(models.Model):
@@ -55,6 +55,9 @@ class Trajectory(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["batch", "task", "sample_index"], name="one_trajectory_per_sample")
         ]
+        # A task's rollout statistics (task and queue pages) aggregate these columns only: the index covers them,
+        # so 100,000 trajectories with their heavy records are never read for a list.
+        indexes = [models.Index(fields=["task", "milestone", "valid_submission", "reward"], name="traj_task_stats")]
 
 
 class EvalCampaign(Job):
@@ -68,7 +71,7 @@ class EvalCampaign(Job):
     report = models.JSONField(default=dict, blank=True)  # transfer_report() of the episodes so far
 
     class Meta(Job.Meta):
-        pass
+        indexes = [models.Index(fields=["-created_at"], name="campaign_created")]  # lists: newest first
 
     @property
     def total_episodes(self) -> int:
@@ -94,6 +97,8 @@ class CampaignEpisode(models.Model):
     class Meta:
         ordering = ["policy", "scaffold", "task_id", "seed"]
         constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="one_episode_per_campaign_key")]
+        # A cell's episodes: filtered by campaign, policy and scaffold, in the list's order.
+        indexes = [models.Index(fields=["campaign", "policy", "scaffold", "task_id", "seed"], name="episode_cell")]
 
 
 class TrainingRun(Job):
@@ -114,7 +119,7 @@ class TrainingRun(Job):
     result = models.JSONField(default=dict, blank=True)  # the trainer's return: steps_done, checkpoints, stopped
 
     class Meta(Job.Meta):
-        pass
+        indexes = [models.Index(fields=["-created_at"], name="trainrun_created")]  # lists: newest first
 
 
 class TrainingMetric(models.Model):
