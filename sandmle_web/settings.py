@@ -40,6 +40,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc files, served from our static files (no CDN)
     "django_celery_results",
     "accounts",
     "tasks_app",
@@ -146,6 +149,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
     "DEFAULT_PAGINATION_CLASS": "sandmle_web.pagination.StudioPagination",
     "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -154,6 +162,20 @@ REST_FRAMEWORK = {
         "anon": envstr("SANDMLE_API_ANON_RATE", "60/minute"),
         "user": envstr("SANDMLE_API_USER_RATE", "3000/minute"),
     },
+}
+
+# The OpenAPI 3 schema (/api/schema/) and its docs (/api/docs/, /api/redoc/), signed-in users only like the rest.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SandMLE Studio API",
+    "DESCRIPTION": "Seeds, synthesized tasks, review, task sets, rollouts, training runs and evaluation campaigns. "
+    "Authenticate with `Authorization: Token <key>` (POST /api/token/ gives one) or a studio session.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["accounts.permissions.IsViewer"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,  # multipart uploads and JSON bodies get their own request components
 }
 
 # Failed sign-ins (page and /api/token/) allowed per account and per client address within the window.

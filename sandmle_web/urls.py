@@ -2,9 +2,11 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 
 from accounts.views import ThrottledLoginView, ThrottledTokenView
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from sandmle_web.health import health
 
@@ -15,6 +17,11 @@ urlpatterns = [
     path("health/", health, name="health"),
     path("admin/", admin.site.urls),
     path("api/token/", ThrottledTokenView.as_view(), name="api-token"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # The docs are pages for a browser: anonymous visitors go to the login page; the API's role check follows.
+    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
+    path("api/redoc/", login_required(SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html")),
+         name="api-redoc"),
     path("", include("tasks_app.urls")),
     path("", include("training_app.urls")),
     path("api/", include("tasks_app.api_urls")),
