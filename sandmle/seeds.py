@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +12,11 @@ import numpy as np
 import pandas as pd
 
 MAX_CSV_BYTES = 20 * 1024 * 1024
+MAX_COLUMNS = 1000
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV injection").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# Characters no CSV text holds; tab, newline and carriage return are text.
+_CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MIN_ROWS = 20
 DEFAULT_METRICS = {"binary": "roc_auc", "multiclass": "accuracy", "regression": "rmse"}
 
@@ -80,28 +87,26 @@ def infer_task_type(labels: pd.Series) -> str:
 
 def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | None = None,
                   metric: str | None = None, name: str = "upload") -> Seed:
-    """Parse and validate a CSV seed; every refusal says what was wrong and what was expected."""
+    """Parse and validate a CSV seed; every refusal says what was wrong and what was expected.
+
+    The CLI, the seed page and the API all call this, so they refuse the same files with the same words; nothing is
+    stored before it returns.
+    """
     from sandmle.metrics import METRICS
 
     content = Path(source).read_bytes() if isinstance(source, (str, Path)) else bytes(source)
-    if len(content) > MAX_CSV_BYTES:
-        raise SeedError(f"the file is {len(content) / 1e6:.1f} MB; the limit is {MAX_CSV_BYTES / 1e6:.0f} MB")
-    if not content.strip():
-        raise SeedError("the file is empty")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise SeedError(f"the file is not UTF-8 text (byte {error.start}): save it as UTF-8 CSV") from None
-    if "\x00" in text:
-        raise SeedError("the file holds NUL bytes: it is not a CSV text file")
+    text = _decoded_text(content)
+    header = _header_names(text)
+    if target not in header:
+        raise SeedError(f"no column {target!r}; the columns are {', '.join(header[:20])}"
+                        + (f" and {len(header) - 20} more" if len(header) > 20 else ""), field="target")
+    if len(header) < 2:
+        raise SeedError("a seed needs at least one feature column besides the target")
     try:
         frame = pd.read_csv(io.StringIO(text))
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise SeedError(f"the CSV could not be parsed: {str(error).splitlines()[0]}") from None
-    if target not in frame.columns:
-        raise SeedError(f"no column {target!r}; the columns are {', '.join(map(str, frame.columns[:20]))}", field="target")
-    if frame.shape[1] < 2:
-        raise SeedError("a seed needs at least one feature column besides the target")
+    _refuse_formula_cells(frame)
     labels = frame[target]
     if labels.isna().all():
         raise SeedError(f"the target column {target!r} is empty", field="target")
@@ -109,7 +114,7 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     if len(frame) < MIN_ROWS:
         raise SeedError(f"only {len(frame)} rows with a target; a seed needs at least {MIN_ROWS} rows")
     if frame[target].nunique() < 2:
-        raise SeedError(f"the target column {target!r} is constant: nothing to predict", field="target")
+        raise SeedError(f"the target column {target!r} is constant (one class): nothing to predict", field="target")
     task_type = task_type or infer_task_type(frame[target])
     if task_type not in DEFAULT_METRICS:
         raise SeedError("expected binary, multiclass or regression", field="task_type")
@@ -124,3 +129,68 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     modality = "text" if any(is_text_column(features[column]) for column in features.columns) else "tabular"
     return Seed(name=name, frame=frame, target=target, task_type=task_type, metric=metric, modality=modality,
                 source="upload")
+
+
+def _decoded_text(content: bytes) -> str:
+    """The file as UTF-8 text, or a SeedError saying why it is not a CSV text file (size, encoding, binary)."""
+    if len(content) > MAX_CSV_BYTES:
+        raise SeedError(f"the file is {len(content) / 2**20:.1f} MiB; the limit is {MAX_CSV_BYTES / 2**20:.0f} MiB")
+    if not content.strip():
+        raise SeedError("the file is empty")
+    if content.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SeedError("the file is UTF-16 text: save it as UTF-8 CSV")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = content[:error.start].count(b"\n") + 1
+        raise SeedError(f"the file is not UTF-8 text (line {line}, byte {error.start}; Latin-1 or Windows-1252?): "
+                        "save it as UTF-8 CSV") from None
+    control = _CONTROL_CHARACTERS.search(text)
+    if control:
+        raise SeedError(f"the file holds binary data (character {ord(control.group()):#04x} on line "
+                        f"{text[:control.start()].count(chr(10)) + 1}): it is not a CSV text file")
+    return text
+
+
+def _header_names(text: str) -> list[str]:
+    """The header row, read before pandas: a very wide or duplicated header is refused without parsing the rows."""
+    first_line = text.split("\n", 1)[0]
+    if first_line.count(",") + 1 > MAX_COLUMNS:
+        raise SeedError(f"the header has {first_line.count(',') + 1:,} columns; a seed has at most {MAX_COLUMNS:,}")
+    try:
+        header = next(csv.reader(io.StringIO(text)), [])
+    except csv.Error as error:
+        raise SeedError(f"the header row could not be read: {error}") from None
+    if len(header) > MAX_COLUMNS:  # a quoted header line can hold newlines, so count again
+        raise SeedError(f"the header has {len(header):,} columns; a seed has at most {MAX_COLUMNS:,}")
+    names = [name.strip() for name in header]
+    seen: set[str] = set()
+    for position, column in enumerate(names, start=1):
+        if column in seen:
+            raise SeedError(f"column {position} repeats the name {column!r}: every column needs its own name")
+        seen.add(column)
+        if column.startswith(FORMULA_PREFIXES):
+            raise SeedError(f"column {position}'s name {column!r} starts with {column[0]!r}: "
+                            "a spreadsheet would run it as a formula")
+    return header
+
+
+def _refuse_formula_cells(frame: pd.DataFrame) -> None:
+    """Refuse text cells a spreadsheet would run as a formula (OWASP's CSV injection: = + - @, tab, CR).
+
+    Refused rather than neutralised: a seed is the curator's own data, and a quote added to a cell would change the
+    DNA (category levels, text lengths) the task is made from. Negative numbers are numbers, not formulas.
+    """
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values):
+            continue
+        text = values.dropna().astype(str)
+        suspicious = text[text.str.startswith(FORMULA_PREFIXES)]
+        if suspicious.empty:
+            continue
+        live = suspicious[pd.to_numeric(suspicious, errors="coerce").isna()]
+        if not live.empty:
+            row = int(live.index[0]) + 2  # the header is line 1
+            raise SeedError(f"line {row}, column {column!r}: {live.iloc[0][:40]!r} starts with {live.iloc[0][0]!r}, "
+                            "which a spreadsheet would run as a formula; remove the leading character")

@@ -24,8 +24,8 @@ class SeedUploadForm(forms.Form):
     def clean_file(self):
         upload = self.cleaned_data["file"]
         if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1e6
-            raise forms.ValidationError(f"the file is {upload.size / 1e6:.1f} MB; the limit is {limit_mb:.0f} MB")
+            limit_mib = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20
+            raise forms.ValidationError(f"the file is {upload.size / 2**20:.1f} MiB; the limit is {limit_mib:.0f} MiB")
         return upload
 
 

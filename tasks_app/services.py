@@ -81,9 +81,16 @@ def seed_create_from_upload(
     seeds_dir = Path(settings.DATA_DIR) / "seeds"
     seeds_dir.mkdir(parents=True, exist_ok=True)
     csv_path = seeds_dir / f"{name}.csv"
-    with transaction.atomic():
-        seed = _seed_store(engine_seed=engine_seed, source=Seed.Source.UPLOAD, csv_path=str(csv_path), user=user)
-        csv_path.write_bytes(content)
+    # Written under a temporary name and renamed last, inside the transaction: a failure anywhere (DNA, disk, the
+    # database) leaves neither a Seed row nor a file behind.
+    partial_path = seeds_dir / f".{name}.csv.partial"
+    try:
+        with transaction.atomic():
+            seed = _seed_store(engine_seed=engine_seed, source=Seed.Source.UPLOAD, csv_path=str(csv_path), user=user)
+            partial_path.write_bytes(content)
+            partial_path.replace(csv_path)
+    finally:
+        partial_path.unlink(missing_ok=True)
     return seed
 
 
