@@ -1,5 +1,6 @@
-"""The latency study: one TaskSpec materialized at full scale and at its synthesized size, the same reference
-pipelines run on both through the same sandbox, per-step wall times and their ratio (the paper's per-step speed-up)."""
+"""The latency study: one TaskSpec materialized at full scale and at its synthesized size (or a user's real large table
+against a task synthesized from it), the same reference pipelines run on both through the same sandbox, per-step wall
+times and their ratio (the paper's per-step speed-up)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,17 @@ import dataclasses
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from sandmle.errors import UsageError
 
 FULL_ROWS = 200_000
+# A real table for the study is read whole by the host and by every pipeline; beyond this it is refused, not sampled.
+LARGE_CSV_MAX_BYTES = 1 << 30
+HEAD_CHECK_BYTES = 4 << 20  # the head of a large table is checked as a seed would be before the whole is parsed
+DNA_SAMPLE_ROWS = 5000  # the synthesized twin's DNA comes from a random sample of the table, not from its first rows
+TEST_SHARE = 0.2
+SPEC_ATTEMPTS = 4
 # Reference pipelines as an agent would write them: read the public files, fit, predict, write a file. The target
 # is the train column test.csv lacks; classification when it is text or has few distinct values.
 _PIPELINE_HEAD = """
@@ -18,7 +26,8 @@ import pandas as pd
 train = pd.read_csv('/public/train.csv')
 test = pd.read_csv('/public/test.csv')
 target = [c for c in train.columns if c not in test.columns][0]
-features = [c for c in test.columns if c != 'id']
+# Free text and identifier-like strings would explode into one dummy column per value at full scale: drop them.
+features = [c for c in test.columns if c != 'id' and not (test[c].dtype == object and test[c].nunique() > 50)]
 X = pd.get_dummies(train[features], dtype=float)
 X_test = pd.get_dummies(test[features], dtype=float).reindex(columns=X.columns, fill_value=0.0)
 y = train[target]
@@ -75,34 +84,160 @@ def _time_steps(task_dir: Path, pipelines: dict[str, str], pool, *, timeout_s: f
     return times
 
 
-def latency_study(spec, *, full_rows: int = FULL_ROWS, seeds: int = 3, pipelines: dict[str, str] | None = None,
-                  timeout_s: float = 600.0, memory_mb: int = 4096) -> dict:
-    """Per seed: each pipeline's step wall time at full and synthesized size; speedup = median full / median synth."""
+def _run_study(bundles: dict[str, Path], *, seeds: int, pipelines: dict[str, str], timeout_s: float,
+               memory_mb: int, progress: Callable[[int, int, str], None] | None,
+               should_stop: Callable[[], bool] | None) -> tuple[list[dict], bool]:
     from sandmle.rollout import _make_pool
 
-    if full_rows <= spec.n_train:
-        raise UsageError(f"full_rows: {full_rows} must be more than the synthesized {spec.n_train} training rows")
-    if seeds < 1:
-        raise UsageError("seeds: must be at least 1")
-    pipelines = pipelines or PIPELINES
     pool = _make_pool(1)
-    runs = []
+    runs: list[dict] = []
+    total, done = seeds * len(bundles), 0
     try:
-        with tempfile.TemporaryDirectory(prefix="sandmle-latency-tasks-") as scratch:
-            bundles = {"full": materialize(spec, Path(scratch) / "full", n_train=full_rows),
-                       "synth": materialize(spec, Path(scratch) / "synth", n_train=spec.n_train)}
-            for seed in range(seeds):
-                # The two sizes alternate within a seed so that a busy moment of the machine touches both.
-                times = {size: _time_steps(path, pipelines, pool, timeout_s=timeout_s, memory_mb=memory_mb)
-                         for size, path in bundles.items()}
-                runs.append({"seed": seed, **times,
-                             "ratio": statistics.median(times["full"].values()) / statistics.median(times["synth"].values())})
+        for seed in range(seeds):
+            times = {}
+            # The two sizes alternate within a seed so that a busy moment of the machine touches both.
+            for size, path in bundles.items():
+                if should_stop is not None and should_stop():
+                    return runs, False
+                times[size] = _time_steps(path, pipelines, pool, timeout_s=timeout_s, memory_mb=memory_mb)
+                done += 1
+                if progress is not None:
+                    progress(done, total, f"seed {seed + 1}/{seeds}: {size} size timed")
+            runs.append({"seed": seed, **times,
+                         "ratio": statistics.median(times["full"].values()) / statistics.median(times["synth"].values())})
     finally:
         close = getattr(pool, "close", None)
         if close:
             close()
+    return runs, True
+
+
+def _summary(runs: list[dict], **fields) -> dict:
     full = [t for run in runs for t in run["full"].values()]
     synth = [t for run in runs for t in run["synth"].values()]
-    return {"task_id": spec.task_id, "full_rows": full_rows, "synth_rows": spec.n_train, "pipelines": list(pipelines),
-            "runs": runs, "median_full_s": statistics.median(full), "median_synth_s": statistics.median(synth),
-            "speedup": statistics.median(full) / statistics.median(synth)}
+    medians = {"median_full_s": statistics.median(full), "median_synth_s": statistics.median(synth),
+               "speedup": statistics.median(full) / statistics.median(synth)} if runs else \
+        {"median_full_s": None, "median_synth_s": None, "speedup": None}
+    return {**fields, "runs": runs, **medians}
+
+
+def _check_study(seeds: int, pipelines: dict[str, str] | None) -> dict[str, str]:
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise UsageError("seeds: must be at least 1")
+    return pipelines or PIPELINES
+
+
+def pipeline_subset(names: list[str] | None) -> dict[str, str]:
+    """The reference pipelines named (all when none are); an unknown name is a UsageError naming the choices."""
+    unknown = [name for name in names or [] if name not in PIPELINES]
+    if unknown:
+        raise UsageError(f"pipelines: expected some of {', '.join(PIPELINES)}, not {', '.join(map(repr, unknown))}")
+    return {name: PIPELINES[name] for name in names} if names else dict(PIPELINES)
+
+
+def latency_study(spec, *, full_rows: int = FULL_ROWS, seeds: int = 3, pipelines: dict[str, str] | None = None,
+                  timeout_s: float = 600.0, memory_mb: int = 4096,
+                  progress: Callable[[int, int, str], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict:
+    """Per seed: each pipeline's step wall time at full and synthesized size; speedup = median full / median synth.
+
+    `progress(done, total, message)` is called after each size of each seed; `should_stop()` is asked before each,
+    and a stopped study returns the seeds it finished with `complete: false`."""
+    if isinstance(full_rows, bool) or not isinstance(full_rows, int) or full_rows <= spec.n_train:
+        raise UsageError(f"full_rows: {full_rows} must be more than the synthesized {spec.n_train} training rows")
+    pipelines = _check_study(seeds, pipelines)
+    with tempfile.TemporaryDirectory(prefix="sandmle-latency-tasks-") as scratch:
+        bundles = {"full": materialize(spec, Path(scratch) / "full", n_train=full_rows),
+                   "synth": materialize(spec, Path(scratch) / "synth", n_train=spec.n_train)}
+        runs, complete = _run_study(bundles, seeds=seeds, pipelines=pipelines, timeout_s=timeout_s,
+                                    memory_mb=memory_mb, progress=progress, should_stop=should_stop)
+    return _summary(runs, task_id=spec.task_id, source="spec", full_rows=full_rows, synth_rows=spec.n_train,
+                    pipelines=list(pipelines), complete=complete)
+
+
+def _read_large_table(csv_path: Path, *, target: str, max_bytes: int):
+    """The whole table, after its head passed the seed checks (encoding, header, target); UsageError naming --csv."""
+    import pandas as pd
+
+    from sandmle.seeds import SeedError, load_csv_seed
+
+    csv_path = Path(csv_path)
+    if not csv_path.is_file():
+        raise UsageError(f"--csv: no file {csv_path}")
+    size = csv_path.stat().st_size
+    if size > max_bytes:
+        raise UsageError(f"--csv: the file is {size / 2**20:.0f} MiB; the study reads at most {max_bytes / 2**20:.0f} MiB")
+    with open(csv_path, "rb") as handle:
+        head = handle.read(HEAD_CHECK_BYTES)
+    if len(head) == HEAD_CHECK_BYTES and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]  # whole lines only
+    try:
+        load_csv_seed(head, target=target)
+        frame = pd.read_csv(csv_path, encoding="utf-8-sig", low_memory=False)
+    except SeedError as error:
+        raise UsageError(f"--{'target' if error.field == 'target' else 'csv'}: {error}") from None
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
+        raise UsageError(f"--csv: the table could not be read: {str(error).splitlines()[0]}") from None
+    frame.columns = [str(name).strip() for name in frame.columns]
+    return frame[frame[target].notna()].reset_index(drop=True)
+
+
+def _table_bundle(frame, *, target: str, out_dir: Path, rows: int | None) -> tuple[Path, int]:
+    """The real table as a task's public files: train.csv with the target, test.csv without it, an `id` column."""
+    import numpy as np
+
+    order = np.random.default_rng(0).permutation(len(frame))
+    frame = frame.iloc[order].reset_index(drop=True)
+    if "id" not in frame.columns:
+        frame.insert(0, "id", [f"row_{index}" for index in range(len(frame))])
+    n_test = max(1, int(len(frame) * TEST_SHARE))
+    train, test = frame.iloc[n_test:], frame.iloc[:n_test].drop(columns=[target])
+    if rows is not None:
+        train = train.iloc[:rows]
+    public = Path(out_dir) / "public"
+    public.mkdir(parents=True)
+    train.to_csv(public / "train.csv", index=False)
+    test.to_csv(public / "test.csv", index=False)
+    return Path(out_dir), len(train)
+
+
+def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, seeds: int = 3, rng: int = 0,
+                      pipelines: dict[str, str] | None = None, timeout_s: float = 600.0, memory_mb: int = 4096,
+                      max_bytes: int = LARGE_CSV_MAX_BYTES, progress: Callable[[int, int, str], None] | None = None,
+                      should_stop: Callable[[], bool] | None = None) -> dict:
+    """A user's real large table is the full-scale task (80% train, 20% test, `rows` caps the training rows); its
+    synthesized twin is a task made from the table's DNA at SandMLE's size (50-200 rows). Same pipelines, same
+    sandbox; speedup = median step time on the real table / on the twin."""
+    from sandmle.dna import extract_dna
+    from sandmle.seeds import SeedError, load_csv_seed
+    from sandmle.synth.pipeline import build_bundle, make_spec
+
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
+        raise UsageError(f"--rows: {rows!r} must be a whole number of at least 1")
+    pipelines = _check_study(seeds, pipelines)
+    frame = _read_large_table(csv_path, target=target, max_bytes=max_bytes)
+    sample = frame.sample(n=min(len(frame), DNA_SAMPLE_ROWS), random_state=rng)
+    name = Path(csv_path).stem.lower().replace(" ", "_")[:60] or "table"
+    try:
+        dna = extract_dna(load_csv_seed(sample.to_csv(index=False).encode(), target=target, name=name))
+    except SeedError as error:
+        raise UsageError(f"--csv: {error}") from None
+    spec = None
+    for attempt in range(SPEC_ATTEMPTS):  # as synthesis does: a rule design that finds no balanced split is redrawn
+        try:
+            spec = make_spec(dna, seed_name=name, seed_names={name}, rng_seed=rng + attempt, log=[])
+            break
+        except ValueError as error:
+            problem = error
+    if spec is None:
+        raise UsageError(f"--csv: no task can be synthesized from this table: {problem}")
+    with tempfile.TemporaryDirectory(prefix="sandmle-latency-tasks-") as scratch:
+        full_dir, full_rows = _table_bundle(frame, target=target, out_dir=Path(scratch) / "full", rows=rows)
+        if full_rows <= spec.n_train:
+            raise UsageError(f"--csv: the table gives {full_rows} training rows; the full-scale side needs more than "
+                             f"the synthesized {spec.n_train}")
+        bundles = {"full": full_dir, "synth": build_bundle(spec, Path(scratch) / "synth")}
+        runs, complete = _run_study(bundles, seeds=seeds, pipelines=pipelines, timeout_s=timeout_s,
+                                    memory_mb=memory_mb, progress=progress, should_stop=should_stop)
+    return _summary(runs, task_id=spec.task_id, source="csv", table=Path(csv_path).name, target=target,
+                    full_rows=full_rows, synth_rows=spec.n_train, pipelines=list(pipelines), complete=complete)
