@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import views, views_campaigns, views_training
+from training_app import views, views_campaigns, views_latency, views_training
 
 urlpatterns = [
     path("rollouts/", views.rollout_batch_list, name="rollout-batch-list"),
@@ -13,6 +13,8 @@ urlpatterns = [
     path("campaigns/", views_campaigns.campaign_list, name="campaign-list"),
     path("campaigns/<int:campaign_id>/", views_campaigns.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:campaign_id>/episodes/", views_campaigns.campaign_episodes, name="campaign-episodes"),
+    path("campaigns/<int:campaign_id>/episodes/<int:episode_id>/", views_campaigns.campaign_episode_detail,
+         name="campaign-episode-detail"),
     path("campaigns/<int:campaign_id>/episodes/<int:episode_id>.json", views_campaigns.campaign_episode_record,
          name="campaign-episode-record"),
     path("campaigns/<int:campaign_id>/report.<str:fmt>", views_campaigns.campaign_report_export,
@@ -22,4 +24,7 @@ urlpatterns = [
     path("training/<int:run_id>/metrics.json", views_training.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", views_training.training_step_trajectories,
          name="training-step-trajectories"),
+    path("latency/", views_latency.latency_list, name="latency-list"),
+    path("latency/<int:study_id>/", views_latency.latency_detail, name="latency-detail"),
+    path("latency/<int:study_id>/study.json", views_latency.latency_result_export, name="latency-result-export"),
 ]

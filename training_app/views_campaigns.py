@@ -1,9 +1,11 @@
-"""Pages of evaluation campaigns: launch, progress, the transfer table with its charts, a cell's episodes, exports."""
+"""Pages of evaluation campaigns: launch, progress, the transfer table with its charts, a cell's episodes, each episode
+turn by turn, exports."""
 
 from __future__ import annotations
 
 import json
 
+from django.db.models import Min
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
@@ -12,6 +14,7 @@ from accounts.roles import Role, has_role
 from tasks_app import selectors as task_selectors
 from tasks_app.services import ServiceError
 from training_app import campaign_selectors as selectors
+from training_app import presentation
 from training_app import campaign_services as services
 from training_app.campaign_forms import CampaignForm
 from training_app.models import EvalCampaign
@@ -59,9 +62,16 @@ def campaign_detail(request, campaign_id):
     metric = request.GET.get("metric", "medal_rate")
     if metrics and metric not in metrics:
         raise Http404(f"no metric {metric!r}")
+    rows = selectors.transfer_rows(campaign.report, metric)
+    # Each cell also opens its first episode turn by turn (one grouped query for the whole table).
+    first_episode = {(row["policy"], row["scaffold"]): row["first"] for row in
+                     campaign.episodes.values("policy", "scaffold").annotate(first=Min("id")).order_by()}
+    for row in rows:
+        for cell in row["cells"]:
+            cell["first_episode"] = first_episode.get((row["policy"], cell["scaffold"]))
     return render(request, "training/campaign_detail.html", {
         "campaign": campaign, "metric": metric, "metrics": metrics,
-        "rows": selectors.transfer_rows(campaign.report, metric), "scaffolds": campaign.report.get("scaffolds", []),
+        "rows": rows, "scaffolds": campaign.report.get("scaffolds", []),
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
         "stored": campaign.episodes.count(),
     })
@@ -94,10 +104,40 @@ def campaign_report_export(request, campaign_id, fmt):
     return response
 
 
-@role_required(Role.VIEWER)
-def campaign_episode_record(request, campaign_id, episode_id):
-    campaign = _campaign_or_404(campaign_id)
+def _episode_or_404(campaign: EvalCampaign, episode_id: int):
     episode = campaign.episodes.filter(id=episode_id).first()
     if episode is None:
         raise Http404("no such episode in this campaign")
-    return HttpResponse(json.dumps(episode.record, indent=2, sort_keys=True), content_type="application/json")
+    return episode
+
+
+@role_required(Role.VIEWER)
+def campaign_episode_detail(request, campaign_id, episode_id):
+    """One episode turn by turn, drawn by the same partial as a rollout trajectory; its cell's other episodes beside it.
+
+    The record is what the engine wrote: the agent's turns (sandbox output of public files only) and the grade report.
+    Nothing of private/ beyond the thresholds every viewer sees is in it, so the page needs no role above viewer.
+    """
+    campaign = _campaign_or_404(campaign_id)
+    episode = _episode_or_404(campaign, episode_id)
+    trajectory = episode.record.get("trajectory") or {}
+    grade = episode.record.get("report") or trajectory.get("grade") or {}
+    cell = list(selectors.episode_list(campaign=campaign, policy=episode.policy, scaffold=episode.scaffold)
+                .values_list("id", flat=True))
+    position = cell.index(episode.id)
+    return render(request, "training/campaign_episode_detail.html", {
+        "campaign": campaign, "episode": episode, "trajectory": trajectory, "grade": grade,
+        "turns": presentation.turn_views(trajectory), "ladder": presentation.ladder_view(grade),
+        "rewards": trajectory.get("rewards") or {}, "pygments_css": presentation.pygments_css(),
+        "position": position + 1, "cell_size": len(cell),
+        "previous_id": cell[position - 1] if position > 0 else None,
+        "next_id": cell[position + 1] if position + 1 < len(cell) else None,
+    })
+
+
+@role_required(Role.VIEWER)
+def campaign_episode_record(request, campaign_id, episode_id):
+    episode = _episode_or_404(_campaign_or_404(campaign_id), episode_id)
+    response = HttpResponse(json.dumps(episode.record, indent=2, sort_keys=True), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign_id}-episode-{episode.id}.json"'
+    return response

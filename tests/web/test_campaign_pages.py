@@ -4,6 +4,7 @@ function, the transfer page with its charts and exports, a cell's episodes, a re
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -81,6 +82,7 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     report = json.loads(viewer.get(f"/campaigns/{campaign.id}/report.json").content)
     assert report["cells"] == campaign.report["cells"]
     assert viewer.get(f"/campaigns/{campaign.id}/report.exe").status_code == 404
+    _check_episode_pages(campaign, viewer)
 
     # The same campaign (one real run serves both checks): a redelivered message does nothing, a requeued one
     # resumes and reruns no episode.
@@ -110,3 +112,54 @@ def test_cancel_of_a_queued_campaign(client_for, users, task_set, django_capture
     campaign.refresh_from_db()
     assert campaign.state == "cancelled"
     assert campaign_services.campaign_execute(campaign_id=campaign.id) is False
+
+
+def _check_episode_pages(campaign, viewer):
+    """The list and the transfer cells open each episode turn by turn; the JSON record stays downloadable."""
+    episode = campaign.episodes.get(scaffold="react", task_id=campaign.episodes.order_by("id").first().task_id)
+    detail_url = f"/campaigns/{campaign.id}/episodes/{episode.id}/"
+    assert detail_url.encode() in viewer.get(f"/campaigns/{campaign.id}/episodes/").content
+    transfer = viewer.get(f"/campaigns/{campaign.id}/").content.decode()
+    first_react = campaign.episodes.filter(scaffold="react").order_by("id").first()
+    assert f'href="/campaigns/{campaign.id}/episodes/{first_react.id}/" class="cell-turns"' in transfer
+    page = viewer.get(detail_url)
+    assert page.status_code == 200
+    html = page.content.decode()
+    turns = episode.record["trajectory"]["turns"]
+    assert html.count('<div class="turn') == len(turns) > 0 and "turn 1 · " in html
+    assert 'class="ladder"' in html and "dense" in html  # the shared partial: ladder and rewards as on rollouts
+    assert f"/campaigns/{campaign.id}/episodes/{episode.id}.json" in html
+    download = viewer.get(f"/campaigns/{campaign.id}/episodes/{episode.id}.json")
+    assert download["Content-Disposition"].startswith("attachment") and json.loads(download.content)["key"] == episode.key
+    other = EvalCampaign.objects.create(task_set=campaign.task_set, spec=campaign.spec)
+    assert viewer.get(f"/campaigns/{other.id}/episodes/{episode.id}/").status_code == 404  # not another campaign's
+
+
+def test_a_hostile_episode_shows_a_viewer_no_private_file_and_no_live_markup(
+        client_for, users, task_set, settings, django_capture_on_commit_callbacks):
+    """An agent that tries to read the answers and the hidden rule and prints markup: its page escapes the markup and
+    holds no answer row and no rule, although the host paths of both sit in the agent's own code."""
+    from tests.chat_server import ChatServer
+
+    settings.SANDMLE_LLM_ALLOWED_HOSTS = ["127.0.0.1"]
+    bundle = Path(task_set.tasks.order_by("task_id").first().bundle_dir)
+    attack = (f"<think>look around</think><python>print('<script>alert(1)</script>')\n"
+              f"for path in ['/private/answers.csv', '{bundle}/private/answers.csv', '{bundle}/private/rule.json']:\n"
+              f"    try:\n        print(open(path).read())\n    except OSError as error:\n"
+              f"        print('refused', type(error).__name__)\n"
+              f"import shutil; shutil.copy('/public/sample_submission.csv', 'submission.csv')</python>")
+    with ChatServer(reply_fn=lambda request: attack if len(request["messages"]) <= 2 else
+                    "<think>done</think><answer>submission.csv</answer>") as server:
+        with django_capture_on_commit_callbacks(execute=False):
+            campaign = campaign_services.campaign_create(task_set=task_set, policies=[f"openai:m@{server.base_url}"],
+                                                         scaffolds=["react"], seeds=1, max_turns=3,
+                                                         user=users["curator"])
+        assert campaign_services.campaign_execute(campaign_id=campaign.id, worker="test") is True
+    episode = campaign.episodes.get(task_id=json.loads((bundle / "task.json").read_text())["task_id"])
+    html = client_for("viewer").get(f"/campaigns/{campaign.id}/episodes/{episode.id}/").content.decode()
+    assert "refused" in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>alert(1)</script>" not in html
+    answer_rows = (bundle / "private" / "answers.csv").read_text().splitlines()[1:]
+    assert not [row for row in answer_rows if row.rsplit(",", 1)[0] in html]
+    rule = json.loads((bundle / "private" / "rule.json").read_text())
+    assert rule["description"] not in html and rule["family"] not in html
