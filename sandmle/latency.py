@@ -155,10 +155,9 @@ def latency_study(spec, *, full_rows: int = FULL_ROWS, seeds: int = 3, pipelines
                     pipelines=list(pipelines), complete=complete)
 
 
-def _read_large_table(csv_path: Path, *, target: str, max_bytes: int):
-    """The whole table, after its head passed the seed checks (encoding, header, target); UsageError naming --csv."""
-    import pandas as pd
-
+def check_table(csv_path: Path, *, target: str, max_bytes: int = LARGE_CSV_MAX_BYTES) -> None:
+    """The cheap checks of a large table, before anyone parses it whole: it exists, fits the cap, and its head passes
+    the seed checks (UTF-8 text, a readable header, the target column). UsageError naming --csv or --target."""
     from sandmle.seeds import SeedError, load_csv_seed
 
     csv_path = Path(csv_path)
@@ -173,9 +172,17 @@ def _read_large_table(csv_path: Path, *, target: str, max_bytes: int):
         head = head[: head.rindex(b"\n") + 1]  # whole lines only
     try:
         load_csv_seed(head, target=target)
-        frame = pd.read_csv(csv_path, encoding="utf-8-sig", low_memory=False)
     except SeedError as error:
         raise UsageError(f"--{'target' if error.field == 'target' else 'csv'}: {error}") from None
+
+
+def _read_large_table(csv_path: Path, *, target: str, max_bytes: int):
+    """The whole table, after check_table; rows without a target are dropped."""
+    import pandas as pd
+
+    check_table(csv_path, target=target, max_bytes=max_bytes)
+    try:
+        frame = pd.read_csv(csv_path, encoding="utf-8-sig", low_memory=False)
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise UsageError(f"--csv: the table could not be read: {str(error).splitlines()[0]}") from None
     frame.columns = [str(name).strip() for name in frame.columns]

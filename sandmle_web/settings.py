@@ -209,7 +209,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training"]
+CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
+                  "workers.latency"]
 CELERY_BEAT_SCHEDULE = {"fail-stale-jobs": {"task": "workers.system.fail_stale_jobs", "schedule": 60.0}}
 
 # A job row whose heartbeat is older than this while running is taken as lost (its worker died).

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from training_app import api, api_campaigns, api_training
+from training_app import api, api_campaigns, api_latency, api_training
 
 urlpatterns = [
     path("rollout-batches/", api.RolloutBatchListApi.as_view(), name="api-rollout-batch-list"),
@@ -13,3 +13,4 @@ urlpatterns = [
 ]
 urlpatterns += api_campaigns.urlpatterns
 urlpatterns += api_training.urlpatterns
+urlpatterns += api_latency.urlpatterns

@@ -1,4 +1,5 @@
-"""Rows of the training side: rollout batches (jobs) and the trajectories they record, evaluation campaigns and their episodes."""
+"""Rows of the training side: rollout batches and their trajectories, evaluation campaigns and their episodes,
+training runs and latency studies."""
 
 from __future__ import annotations
 
@@ -144,3 +145,34 @@ class TrainingCheckpoint(models.Model):
     class Meta:
         ordering = ["step"]
         constraints = [models.UniqueConstraint(fields=["run", "step"], name="one_checkpoint_per_run_step")]
+
+
+class LatencyStudy(Job):
+    """The paper's per-step speed-up, measured on the workers: a task's spec at full scale (or a real table a curator
+    uploaded) against its synthesized size, the same reference pipelines through the same sandbox, `seeds` repeats."""
+
+    name = models.CharField(max_length=200, blank=True, default="")
+    task = models.ForeignKey(SynthesizedTask, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="latency_studies")
+    table_path = models.CharField(max_length=500, blank=True, default="")  # the uploaded CSV, under the data dir
+    table_name = models.CharField(max_length=200, blank=True, default="")
+    target = models.CharField(max_length=200, blank=True, default="")
+    full_rows = models.PositiveIntegerField(null=True, blank=True)  # a table: at most this many training rows
+    seeds = models.PositiveIntegerField(default=3)
+    pipelines = models.JSONField(default=list)
+    queue = models.CharField(max_length=16, default="sandbox")
+    result = models.JSONField(default=dict, blank=True)  # the engine's study: runs per seed, medians, speedup
+
+    class Meta(Job.Meta):
+        verbose_name_plural = "latency studies"
+
+    @property
+    def source_label(self) -> str:
+        if self.table_name:
+            return f"table {self.table_name} ({self.target})"
+        return f"task {self.task.task_id}" if self.task else "a deleted task"
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("latency-detail", kwargs={"study_id": self.id})
