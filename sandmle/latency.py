@@ -103,8 +103,8 @@ def _run_study(bundles: dict[str, Path], *, seeds: int, pipelines: dict[str, str
                 done += 1
                 if progress is not None:
                     progress(done, total, f"seed {seed + 1}/{seeds}: {size} size timed")
-            runs.append({"seed": seed, **times,
-                         "ratio": statistics.median(times["full"].values()) / statistics.median(times["synth"].values())})
+            ratio = statistics.median(times["full"].values()) / statistics.median(times["synth"].values())
+            runs.append({"seed": seed, **times, "ratio": ratio})
     finally:
         close = getattr(pool, "close", None)
         if close:
@@ -165,7 +165,8 @@ def check_table(csv_path: Path, *, target: str, max_bytes: int = LARGE_CSV_MAX_B
         raise UsageError(f"--csv: no file {csv_path}")
     size = csv_path.stat().st_size
     if size > max_bytes:
-        raise UsageError(f"--csv: the file is {size / 2**20:.0f} MiB; the study reads at most {max_bytes / 2**20:.0f} MiB")
+        raise UsageError(f"--csv: the file is {size / 2**20:.0f} MiB; the study reads at most "
+                         f"{max_bytes / 2**20:.0f} MiB")
     with open(csv_path, "rb") as handle:
         head = handle.read(HEAD_CHECK_BYTES)
     if len(head) == HEAD_CHECK_BYTES and b"\n" in head:

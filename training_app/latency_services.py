@@ -1,4 +1,5 @@
-"""Writes of latency studies: create (a task's spec or an uploaded table, checked by the engine), execute on a worker."""
+"""Writes of latency studies: create (a task's spec or an uploaded table, checked by the engine), execute on a
+worker."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def latency_study_create(*, task: SynthesizedTask | None = None, table=None, tar
                                             full_rows=full_rows, seeds=seeds, pipelines=chosen,
                                             queue=Queue.SANDBOX.value, created_by=user)
         if table is not None:
-            # A random suffix: SQLite may hand a deleted row's id out again, and a study must never read another's table.
+            # A random suffix: SQLite may hand a deleted row's id out again; a study never reads another's table.
             folder = Path(settings.DATA_DIR) / "latency" / f"{study.id}-{uuid.uuid4().hex[:12]}"
             path = _store_table(table, folder)
             try:

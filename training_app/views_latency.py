@@ -56,7 +56,8 @@ def latency_detail(request, study_id):
         LatencyStudy.request_cancel(study.id, actor=request.user)
         return redirect("latency-detail", study_id=study.id)
     return render(request, "training/latency_detail.html", {
-        "study": study, "seed_rows": selectors.seed_rows(study.result), "figures": selectors.latency_figures(study.result),
+        "study": study, "seed_rows": selectors.seed_rows(study.result),
+        "figures": selectors.latency_figures(study.result),
     })
 
 

@@ -19,7 +19,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--csv", type=Path, help="a real large table as the full-scale task")
     parser.add_argument("--target", help="the table's target column (with --csv)")
     parser.add_argument("--rows", type=int, default=None,
-                        help="training rows at full scale (default 200000; with --csv the whole table, or at most this)")
+                        help="training rows at full scale (default 200000; with --csv the whole table, "
+                             "or at most this)")
     parser.add_argument("--seeds", type=int, default=3, help="repeats of the study")
     parser.add_argument("--pipelines", nargs="+", metavar="NAME",
                         help="reference pipelines to time (default all: hist_gradient_boosting linear random_forest)")

@@ -130,7 +130,8 @@ def _check_episode_pages(campaign, viewer):
     assert 'class="ladder"' in html and "dense" in html  # the shared partial: ladder and rewards as on rollouts
     assert f"/campaigns/{campaign.id}/episodes/{episode.id}.json" in html
     download = viewer.get(f"/campaigns/{campaign.id}/episodes/{episode.id}.json")
-    assert download["Content-Disposition"].startswith("attachment") and json.loads(download.content)["key"] == episode.key
+    assert download["Content-Disposition"].startswith("attachment")
+    assert json.loads(download.content)["key"] == episode.key
     other = EvalCampaign.objects.create(task_set=campaign.task_set, spec=campaign.spec)
     assert viewer.get(f"/campaigns/{other.id}/episodes/{episode.id}/").status_code == 404  # not another campaign's
 
