@@ -135,6 +135,20 @@ def pipeline_subset(names: list[str] | None) -> dict[str, str]:
     return {name: PIPELINES[name] for name in names} if names else dict(PIPELINES)
 
 
+def spec_from_dna(dna, *, seed_name: str, rng: int = 0):
+    """A TaskSpec at SandMLE's size (50-200 training rows) from a seed's DNA, without calibration: the study times
+    steps, it does not grade them. As synthesis does, a rule design that finds no balanced split is redrawn."""
+    from sandmle.synth.pipeline import make_spec
+
+    problem = None
+    for attempt in range(SPEC_ATTEMPTS):
+        try:
+            return make_spec(dna, seed_name=seed_name, seed_names={seed_name}, rng_seed=rng + attempt, log=[])
+        except ValueError as error:
+            problem = error
+    raise UsageError(f"no task can be synthesized from this seed: {problem}")
+
+
 def latency_study(spec, *, full_rows: int = FULL_ROWS, seeds: int = 3, pipelines: dict[str, str] | None = None,
                   timeout_s: float = 600.0, memory_mb: int = 4096,
                   progress: Callable[[int, int, str], None] | None = None,
@@ -218,7 +232,7 @@ def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, s
     sandbox; speedup = median step time on the real table / on the twin."""
     from sandmle.dna import extract_dna
     from sandmle.seeds import SeedError, load_csv_seed
-    from sandmle.synth.pipeline import build_bundle, make_spec
+    from sandmle.synth.pipeline import build_bundle
 
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
         raise UsageError(f"--rows: {rows!r} must be a whole number of at least 1")
@@ -230,15 +244,10 @@ def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, s
         dna = extract_dna(load_csv_seed(sample.to_csv(index=False).encode(), target=target, name=name))
     except SeedError as error:
         raise UsageError(f"--csv: {error}") from None
-    spec = None
-    for attempt in range(SPEC_ATTEMPTS):  # as synthesis does: a rule design that finds no balanced split is redrawn
-        try:
-            spec = make_spec(dna, seed_name=name, seed_names={name}, rng_seed=rng + attempt, log=[])
-            break
-        except ValueError as error:
-            problem = error
-    if spec is None:
-        raise UsageError(f"--csv: no task can be synthesized from this table: {problem}")
+    try:
+        spec = spec_from_dna(dna, seed_name=name, rng=rng)
+    except UsageError as error:
+        raise UsageError(f"--csv: {error}") from None
     with tempfile.TemporaryDirectory(prefix="sandmle-latency-tasks-") as scratch:
         full_dir, full_rows = _table_bundle(frame, target=target, out_dir=Path(scratch) / "full", rows=rows)
         if full_rows <= spec.n_train:

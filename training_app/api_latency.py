@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsViewer
-from tasks_app.models import SynthesizedTask
+from tasks_app.models import Seed, SynthesizedTask
 from tasks_app.services import ServiceError
 from training_app import latency_selectors as selectors
 from training_app import latency_services as services
@@ -23,6 +23,8 @@ from training_app.models import LatencyStudy
 class LatencyStudyInput(serializers.Serializer):
     task = serializers.CharField(max_length=100, required=False, allow_blank=True, default="",
                                  help_text="a synthesized task's id; or send `table` (multipart) and `target`")
+    seed = serializers.CharField(max_length=80, required=False, allow_blank=True, default="",
+                                 help_text="or a seed dataset's name: a task spec is drawn from its DNA")
     table = serializers.FileField(required=False, allow_null=True, default=None)
     target = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     full_rows = serializers.IntegerField(min_value=1, max_value=services.MAX_FULL_ROWS, required=False,
@@ -34,10 +36,11 @@ class LatencyStudyInput(serializers.Serializer):
 
 class LatencyStudyOutput(serializers.ModelSerializer):
     task = serializers.CharField(source="task.task_id", default=None)
+    seed = serializers.CharField(source="seed.name", default=None)
 
     class Meta:
         model = LatencyStudy
-        fields = ["id", "name", "task", "table_name", "target", "full_rows", "seeds", "pipelines", "queue", "state",
+        fields = ["id", "name", "task", "seed", "table_name", "target", "full_rows", "seeds", "pipelines", "queue", "state",
                   "progress", "progress_message", "error", "result", "created_at", "started_at", "finished_at"]
 
 
@@ -61,8 +64,13 @@ class LatencyStudyListApi(ListAPIView):
             task = SynthesizedTask.objects.filter(task_id=task_id).first()
             if task is None:
                 raise ValidationError({"task": [f"no task {task_id!r}"]})
+        seed_name, seed = fields.pop("seed"), None
+        if seed_name:
+            seed = Seed.objects.filter(name=seed_name).first()
+            if seed is None:
+                raise ValidationError({"seed": [f"no seed {seed_name!r}"]})
         try:
-            study = services.latency_study_create(task=task, user=request.user, **fields)
+            study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
         except ServiceError as error:
             raise ValidationError({error.field: [str(error)]}) from None
         return Response(LatencyStudyOutput(study).data, status=status.HTTP_201_CREATED)

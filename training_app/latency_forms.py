@@ -1,4 +1,5 @@
-"""Input form of the latency study launch page: a synthesized task or an uploaded table, rows, pipelines, repeats."""
+"""Input form of the latency study launch page: a synthesized task, a seed dataset or an uploaded table, rows,
+pipelines, repeats."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ class LatencyStudyForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
     task = forms.ChoiceField(choices=[], required=False,
                              help_text="a synthesized task: its spec is materialized at full scale")
+    seed = forms.ChoiceField(choices=[], required=False,
+                             help_text="or a seed dataset: a task spec is drawn from its DNA at SandMLE's size")
     table = forms.FileField(required=False, help_text="or a real large CSV table as the full-scale task")
     target = forms.CharField(max_length=200, required=False, help_text="the table's target column")
     full_rows = forms.IntegerField(required=False, min_value=1, max_value=MAX_FULL_ROWS,
@@ -20,10 +23,11 @@ class LatencyStudyForm(forms.Form):
     pipelines = forms.MultipleChoiceField(choices=[], widget=forms.CheckboxSelectMultiple,
                                           help_text="the reference steps timed at both sizes")
 
-    def __init__(self, *args, task_ids: list[str], **kwargs):
+    def __init__(self, *args, task_ids: list[str], seed_names: list[str], **kwargs):
         from sandmle.latency import PIPELINES
 
         super().__init__(*args, **kwargs)
         self.fields["task"].choices = [("", "—")] + [(task_id, task_id) for task_id in task_ids]
+        self.fields["seed"].choices = [("", "—")] + [(name, name) for name in seed_names]
         self.fields["pipelines"].choices = [(name, name.replace("_", " ")) for name in PIPELINES]
         self.fields["pipelines"].initial = list(PIPELINES)

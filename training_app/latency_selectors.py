@@ -7,24 +7,28 @@ import statistics
 
 from django.db.models import QuerySet
 
-from tasks_app.models import SynthesizedTask
+from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 
 FULL_COLOUR, SYNTH_COLOUR = "#e0892f", "#2f6fde"  # tasks_app.charts' test and train colours
 
 
 def latency_study_list() -> QuerySet[LatencyStudy]:
-    return LatencyStudy.objects.select_related("task", "created_by")
+    return LatencyStudy.objects.select_related("task", "seed", "created_by")
 
 
 def latency_study_get(*, study_id: int) -> LatencyStudy:
-    return LatencyStudy.objects.select_related("task", "cancel_requested_by").get(id=study_id)
+    return LatencyStudy.objects.select_related("task", "seed", "cancel_requested_by").get(id=study_id)
 
 
 def latency_task_ids(*, limit: int = 500) -> list[str]:
     """Synthesized tasks with a spec (imported ones have none to materialize again), newest first."""
     return list(SynthesizedTask.objects.exclude(spec={}).order_by("-created_at")
                 .values_list("task_id", flat=True)[:limit])
+
+
+def latency_seed_names() -> list[str]:
+    return list(Seed.objects.order_by("name").values_list("name", flat=True))
 
 
 def seed_rows(result: dict) -> list[dict]:

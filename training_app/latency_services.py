@@ -16,12 +16,13 @@ from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from tasks_app.models import SynthesizedTask
+from tasks_app.models import Seed, SynthesizedTask
 from tasks_app.services import ServiceError
 from training_app.models import LatencyStudy
 
 MAX_FULL_ROWS = 2_000_000
 MAX_SEEDS = 10
+MAX_SYNTH_ROWS = 200  # the most training rows synthesis gives a task
 # The engine's words name its CLI flags; the studio's fields are these.
 _ENGINE_FIELDS = {"--csv": "table", "--target": "target", "--rows": "full_rows", "seeds": "seeds",
                   "pipelines": "pipelines", "full_rows": "full_rows"}
@@ -44,15 +45,16 @@ def _store_table(upload, folder: Path) -> Path:
     return final
 
 
-def latency_study_create(*, task: SynthesizedTask | None = None, table=None, target: str = "",
-                         full_rows: int | None = None, seeds: int = 3, pipelines: list[str] | None = None,
-                         name: str = "", user=None) -> LatencyStudy:
-    """Validate and queue a study of a synthesized task's spec (full_rows default 200,000) or of an uploaded table
-    (`table`, a Django upload, with its `target`; full_rows then caps its training rows)."""
+def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | None = None, table=None,
+                         target: str = "", full_rows: int | None = None, seeds: int = 3,
+                         pipelines: list[str] | None = None, name: str = "", user=None) -> LatencyStudy:
+    """Validate and queue a study of a synthesized task's spec or of a spec drawn from a seed dataset (full_rows
+    default 200,000), or of an uploaded table (`table`, a Django upload, with its `target`; full_rows then caps its
+    training rows)."""
     from sandmle.latency import FULL_ROWS, LARGE_CSV_MAX_BYTES, check_table, pipeline_subset
 
-    if (task is None) == (table is None):
-        raise ServiceError("choose a task or upload a table, not both and not neither", field="task")
+    if sum(source is not None for source in (task, seed, table)) != 1:
+        raise ServiceError("choose one of a task, a seed dataset or an uploaded table", field="task")
     if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
         raise ServiceError(f"seeds: {seeds!r} must be a whole number from 1 to {MAX_SEEDS}", field="seeds")
     if full_rows is not None and not 1 <= int(full_rows) <= MAX_FULL_ROWS:
@@ -70,6 +72,11 @@ def latency_study_create(*, task: SynthesizedTask | None = None, table=None, tar
         if full_rows <= n_train:
             raise ServiceError(f"{full_rows} must be more than the task's synthesized {n_train} training rows",
                                field="full_rows")
+    elif seed is not None:
+        full_rows = full_rows or FULL_ROWS
+        if full_rows <= MAX_SYNTH_ROWS:
+            raise ServiceError(f"{full_rows} must be more than the {MAX_SYNTH_ROWS} training rows a synthesized task "
+                               "may have", field="full_rows")
     else:
         if not target:
             raise ServiceError("name the table's target column", field="target")
@@ -77,7 +84,7 @@ def latency_study_create(*, task: SynthesizedTask | None = None, table=None, tar
             raise ServiceError(f"the file is {table.size / 2**20:.0f} MiB; the limit is "
                                f"{LARGE_CSV_MAX_BYTES / 2**20:.0f} MiB", field="table")
     with transaction.atomic():
-        study = LatencyStudy.objects.create(name=name, task=task, target=target if table is not None else "",
+        study = LatencyStudy.objects.create(name=name, task=task, seed=seed, target=target if table is not None else "",
                                             table_name=Path(getattr(table, "name", "") or "").name[:200],
                                             full_rows=full_rows, seeds=seeds, pipelines=chosen,
                                             queue=Queue.SANDBOX.value, created_by=user)
@@ -100,8 +107,10 @@ def latency_study_create(*, task: SynthesizedTask | None = None, table=None, tar
 def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
     """Claim a queued study and run it; the engine works in a thread while this one beats, stores progress and asks
     for cancellation, so the row's heartbeat lives through long full-scale steps."""
-    from sandmle.latency import latency_study, latency_study_csv, pipeline_subset
+    from sandmle.dna import extract_dna
+    from sandmle.latency import latency_study, latency_study_csv, pipeline_subset, spec_from_dna
     from sandmle.synth.pipeline import TaskSpec
+    from tasks_app.services import seed_engine_object
 
     if not LatencyStudy.claim(study_id, worker=worker):
         return False
@@ -113,6 +122,7 @@ def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
                "progress": lambda done, total, message: events.put((done / total, message)),
                "should_stop": cancelled.is_set}
     spec = TaskSpec.from_dict(study.task.spec) if study.task_id and study.task else None
+    engine_seed = seed_engine_object(seed=study.seed) if study.seed_id and study.seed else None
 
     def run() -> None:
         try:
@@ -121,8 +131,11 @@ def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
                                                       rows=study.full_rows, **options)
             elif spec is not None:
                 outcome["result"] = latency_study(spec, full_rows=study.full_rows, **options)
+            elif engine_seed is not None:
+                drawn = spec_from_dna(extract_dna(engine_seed), seed_name=engine_seed.name, rng=0)
+                outcome["result"] = latency_study(drawn, full_rows=study.full_rows, **options)
             else:
-                raise UsageError("task: the study's task was deleted")
+                raise UsageError("the study's task or seed was deleted")
         except Exception as error:  # reported on the row below
             outcome["error"] = error
 

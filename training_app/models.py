@@ -154,6 +154,9 @@ class LatencyStudy(Job):
     name = models.CharField(max_length=200, blank=True, default="")
     task = models.ForeignKey(SynthesizedTask, null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="latency_studies")
+    # Or a seed dataset: a task spec is drawn from its DNA on the worker (no calibration: steps are timed, not graded).
+    seed = models.ForeignKey("tasks_app.Seed", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="latency_studies")
     table_path = models.CharField(max_length=500, blank=True, default="")  # the uploaded CSV, under the data dir
     table_name = models.CharField(max_length=200, blank=True, default="")
     target = models.CharField(max_length=200, blank=True, default="")
@@ -170,6 +173,8 @@ class LatencyStudy(Job):
     def source_label(self) -> str:
         if self.table_name:
             return f"table {self.table_name} ({self.target})"
+        if self.seed_id:
+            return f"seed {self.seed.name}" if self.seed else "a deleted seed"
         return f"task {self.task.task_id}" if self.task else "a deleted task"
 
     def get_absolute_url(self) -> str:

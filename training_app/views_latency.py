@@ -1,4 +1,5 @@
-"""Pages of latency studies: launch (a task or an uploaded table), progress, the per-seed charts and the ratio."""
+"""Pages of latency studies: launch (a task, a seed dataset or an uploaded table), progress, the per-seed charts and
+the ratio."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from tasks_app.models import SynthesizedTask
+from tasks_app.models import Seed, SynthesizedTask
 from tasks_app.services import ServiceError
 from training_app import latency_selectors as selectors
 from training_app import latency_services as services
@@ -17,20 +18,22 @@ from training_app.models import LatencyStudy
 
 @role_required(Role.VIEWER)
 def latency_list(request):
-    task_ids = selectors.latency_task_ids()
-    form = LatencyStudyForm(task_ids=task_ids)
+    choices = {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
+    form = LatencyStudyForm(**choices)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
             return render(request, "403.html", {"reason": "Launching latency studies needs the curator role."},
                           status=403)
-        form = LatencyStudyForm(request.POST, request.FILES, task_ids=task_ids)
+        form = LatencyStudyForm(request.POST, request.FILES, **choices)
         if form.is_valid():
             fields = dict(form.cleaned_data)
             task_id = fields.pop("task")
+            seed_name = fields.pop("seed")
             task = SynthesizedTask.objects.get(task_id=task_id) if task_id else None
+            seed = Seed.objects.get(name=seed_name) if seed_name else None
             try:
-                study = services.latency_study_create(task=task, user=request.user, **fields)
+                study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
                 return redirect("latency-detail", study_id=study.id)
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))

@@ -36,7 +36,8 @@ def _table_bytes(n: int = 1500) -> bytes:
 @pytest.mark.parametrize("change, field, words", [
     ({"seeds": 0}, "seeds", "greater than or equal"),
     ({"full_rows": 10}, "full_rows", "must be more than the task's synthesized"),
-    ({"task": ""}, "task", "choose a task or upload a table"),
+    ({"task": ""}, "task", "choose one of a task, a seed dataset or an uploaded table"),
+    ({"seed": "iris"}, "task", "choose one of a task, a seed dataset or an uploaded table"),
     ({"pipelines": ["xgboost"]}, "pipelines", "not one of the available choices"),
     ({"task": "no-such-task"}, "task", "not one of the available choices"),
 ])
@@ -55,7 +56,7 @@ def test_a_table_that_cannot_serve_is_refused_at_the_form(client_for, task_id, s
     assert response.status_code == 400 and "no column 'price'" in " ".join(response.context["form"].errors["target"])
     both = curator.post("/latency/", _good(task_id) | {"table": SimpleUploadedFile("t.csv", _table_bytes(100)),
                                                        "target": "sold"})
-    assert both.status_code == 400 and "not both" in " ".join(both.context["form"].errors["task"])
+    assert both.status_code == 400 and "choose one of" in " ".join(both.context["form"].errors["task"])
     assert not LatencyStudy.objects.exists()
     assert not list((Path(settings.DATA_DIR) / "latency").glob("*/table.csv"))  # a refused table is not kept
 
@@ -142,3 +143,23 @@ def test_cancel_of_a_queued_study_and_of_a_running_one(client_for, api_for, user
     LatencyStudy.objects.filter(id=running.id).update(state="running")
     assert api_for("curator").post(f"/api/latency-studies/{running.id}/cancel/").json()["state"] == "running"
     assert LatencyStudy.beat(running.id, progress=0.5) is False
+
+
+def test_a_study_of_a_seed_dataset_draws_a_spec_on_the_worker(api_for, stored_tasks,
+                                                            django_capture_on_commit_callbacks):
+    from workers.latency import run_latency_study
+
+    curator = api_for("curator")
+    refused = curator.post("/api/latency-studies/", {"seed": "iris", "full_rows": 150}, format="json")
+    assert refused.status_code == 400 and "must be more than the 200" in refused.json()["full_rows"][0]
+    assert curator.post("/api/latency-studies/", {"seed": "nope"}, format="json").json() == \
+        {"seed": ["no seed 'nope'"]}
+    with django_capture_on_commit_callbacks(execute=False):
+        response = curator.post("/api/latency-studies/", {"seed": "iris", "full_rows": 2000, "seeds": 1,
+                                                          "pipelines": ["linear"]}, format="json")
+    assert response.status_code == 201 and response.json()["seed"] == "iris"
+    assert run_latency_study(response.json()["id"]) is True
+    study = LatencyStudy.objects.get(id=response.json()["id"])
+    assert study.state == "succeeded", study.error
+    assert study.result["task_id"].startswith("iris-") and 50 <= study.result["synth_rows"] <= 200
+    assert study.result["full_rows"] == 2000 and study.source_label == "seed iris"
