@@ -70,6 +70,12 @@ def report_table(report: dict, metric: str = "medal_rate") -> str:
     return "\n".join(lines)
 
 
+def spreadsheet_safe(text: str) -> str:
+    """A leading quote keeps a spreadsheet from running a name as a formula (OWASP's CSV injection advice)."""
+    text = str(text)
+    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
+
+
 def report_csv(report: dict) -> str:
     """One row per cell: policy, scaffold, n, and for every metric its mean, SEM and relative change."""
     buffer = io.StringIO()
@@ -77,7 +83,7 @@ def report_csv(report: dict) -> str:
     writer.writerow(["policy", "scaffold", "n", *(f"{name}_{part}" for name in report["metrics"]
                                                    for part in ("mean", "sem", "relative"))])
     for cell in report["cells"]:
-        row = [cell["policy"], cell["scaffold"], cell["n"]]
+        row = [spreadsheet_safe(cell["policy"]), spreadsheet_safe(cell["scaffold"]), cell["n"]]
         for name in report["metrics"]:
             value = cell["metrics"][name]
             row += [value["mean"], value["sem"], "" if cell["relative"][name] is None else cell["relative"][name]]

@@ -61,3 +61,18 @@ def test_a_latin1_refusal_names_the_line():
 def test_a_good_seed_still_loads():
     seed = load_csv_seed(good_csv(), target="label")
     assert (seed.task_type, seed.metric, seed.source) == ("binary", "roc_auc", "upload")
+
+
+def test_the_campaign_report_csv_never_emits_a_live_formula():
+    import csv
+    import io
+
+    from sandmle.evaluation.transfer import report_csv, transfer_report
+
+    episodes = [{"key": f"{policy}|react|t|{seed}", "policy": policy, "scaffold": "react", "task_id": "t",
+                 "seed": seed, "report": {"valid_submission": True}, "trajectory": {}}
+                for policy in ("=HYPERLINK(\"http://x\")", "@SUM(A1)", "baseline") for seed in (0, 1)]
+    rows = list(csv.reader(io.StringIO(report_csv(transfer_report(episodes)))))
+    cells = [value for row in rows for value in row if isinstance(value, str)]
+    assert not any(value.startswith(("=", "+", "@")) for value in cells)
+    assert {row[0] for row in rows[1:]} >= {"'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "baseline"}
