@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +43,104 @@ def live_server_on_plain_http(django_db_blocker):
     settings.SESSION_COOKIE_SECURE = False
     settings.CSRF_COOKIE_SECURE = False
     settings.SECURE_HSTS_SECONDS = 0
+
+
+# --- Shared by the walks (test_walk_*.py): screenshots, a second login, a real Celery worker, the hidden values. ---
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    """Where the walks' full-page screenshots go: $SANDMLE_TEST_ARTIFACTS/screenshots, else test-artifacts/ here."""
+    root = os.environ.get("SANDMLE_TEST_ARTIFACTS")
+    folder = Path(root) / "screenshots" if root else REPO_ROOT / "test-artifacts" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shot(screenshot_dir, request):
+    """`shot(page, "name")` saves a full-page PNG named after the walk's module, so every page visited is kept."""
+    walk = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_walk_")
+
+    def save(page, name: str) -> Path:
+        page.wait_for_load_state("load")
+        path = screenshot_dir / f"{walk}--{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save
+
+
+@pytest.fixture
+def login_as(live_server, browser, users):
+    """A fresh browser context per person (two reviewers act side by side); `login_as("reviewer")` gives its page."""
+    contexts = []
+
+    def sign_in(username: str, password: str | None = None):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(f"{live_server.url}/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", password or f"pw-{username}")
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+        return page
+
+    yield sign_in
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def studio_worker(django_db_setup, django_db_blocker):
+    """One real `celery worker` for the whole session, on the live server's test database and filesystem broker.
+
+    The database is flushed between transactional tests but its file stays, so one worker serves every walk."""
+    from django.conf import settings
+    from django.db import connection
+
+    from tests.integration.processes import celery_worker
+
+    with django_db_blocker.unblock():
+        database_name = connection.settings_dict["NAME"]
+    with celery_worker(database_name=str(database_name), broker_url="filesystem://",
+                       data_dir=str(settings.DATA_DIR)) as process:
+        yield process
+
+
+def wait_for_job_state(page, selector: str, timeout_s: float) -> str:
+    """Wait until the job page (which polls its progress and reloads when done) shows a finished state."""
+    page.wait_for_function(
+        """selector => { const node = document.querySelector(selector);
+                          return node && ["succeeded", "failed", "cancelled"].includes(node.textContent.trim()); }""",
+        arg=selector, timeout=timeout_s * 1000, polling=500)
+    page.wait_for_load_state("load")
+    return page.locator(selector).inner_text().strip()
+
+
+def hidden_values(task) -> list[str]:
+    """Strings only a reviewer may read for this task: the rule's family, words and exact parameters, the answers."""
+    from tasks_app import bundle_files
+
+    rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
+    values = [task.rule_family, rule["description"][:40]]
+
+    def exact_numbers(node):
+        # The rule's thresholds at full precision (the description rounds them): they appear nowhere public.
+        if isinstance(node, float) and len(repr(node)) >= 7:
+            yield repr(node)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key != "description":
+                    yield from exact_numbers(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from exact_numbers(value)
+
+    values += list(exact_numbers(rule))[:6]
+    answers = bundle_files.read_text(task.bundle_dir, "private/answers.csv").splitlines()
+    values.append("\n".join(answers[1:4]))  # three answer rows in a row, as the reviewer's preview shows them
+    return [value for value in values if value and value.strip()]
