@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle_web.markdown import render_markdown
+from studio.paging import bad_page_is_400, paginate
 from tasks_app import bundle_files, regenerate, selectors, services, task_page
 from tasks_app.forms import ReviewForm, SeedUploadForm, SynthesisRunForm, TaskSetForm
 from tasks_app.models import SynthesisRun, SynthesizedTask
@@ -22,6 +23,7 @@ def _form_errors_from(form, error: services.ServiceError) -> None:
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def seed_list(request):
     form = SeedUploadForm()
     if request.method == "POST":
@@ -42,7 +44,8 @@ def seed_list(request):
         status = 400
     else:
         status = 200
-    return render(request, "tasks/seed_list.html", {"seeds": selectors.seed_list(), "form": form}, status=status)
+    page = paginate(request, selectors.seed_list_rows())
+    return render(request, "tasks/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
 
 
 @role_required(Role.VIEWER)
@@ -66,16 +69,19 @@ def seed_detail(request, name):
         status = 400
     dna = seed.dna.data if hasattr(seed, "dna") else {}
     context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
-               "runs": selectors.synthesis_run_list(seed=seed)[:20]}
+               "runs": selectors.synthesis_run_list_rows(seed=seed)[:20]}
     return render(request, "tasks/seed_detail.html", context, status=status)
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def synthesis_run_list(request):
-    return render(request, "tasks/synthesis_run_list.html", {"runs": selectors.synthesis_run_list()[:100]})
+    page = paginate(request, selectors.synthesis_run_list_rows())
+    return render(request, "tasks/synthesis_run_list.html", {"runs": page, "page": page})
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def synthesis_run_detail(request, run_id):
     run = get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)
     if request.method == "POST":
@@ -84,18 +90,21 @@ def synthesis_run_detail(request, run_id):
                           status=403)
         SynthesisRun.request_cancel(run.id, actor=request.user)
         return redirect("synthesis-run-detail", run_id=run.id)
-    return render(request, "tasks/synthesis_run_detail.html", {"run": run, "tasks": selectors.task_list(run_id=run.id)})
+    page = paginate(request, selectors.task_list_rows(run_id=run.id))
+    return render(request, "tasks/synthesis_run_detail.html",
+                  {"run": run, "tasks": attach_rollout_stats(page), "page": page})
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def task_list(request):
     # The rule family is hidden from viewers: filtering by it would let them ask for each family by name.
     keys = ("status", "seed", "modality", "rule_family") if has_role(request.user, Role.REVIEWER) else (
         "status", "seed", "modality")
     filters = {key: request.GET.get(key, "") for key in keys}
-    tasks = attach_rollout_stats(selectors.task_list(**filters)[:300])
-    return render(request, "tasks/task_list.html", {"tasks": tasks, "filters": filters,
-                                                    "statuses": SynthesizedTask.Status.values})
+    page = paginate(request, selectors.task_list_rows(**filters))
+    return render(request, "tasks/task_list.html", {"tasks": attach_rollout_stats(page), "page": page,
+                                                    "filters": filters, "statuses": SynthesizedTask.Status.values})
 
 
 @role_required(Role.VIEWER)
@@ -168,6 +177,7 @@ def review_queue(request):
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def task_set_list(request):
     approved = list(selectors.task_list(status=SynthesizedTask.Status.APPROVED).values_list("task_id", flat=True))
     form = TaskSetForm(approved_ids=approved)
@@ -184,7 +194,8 @@ def task_set_list(request):
             except services.ServiceError as error:
                 _form_errors_from(form, error)
         status = 400
-    return render(request, "tasks/task_set_list.html", {"task_sets": selectors.task_set_list(), "form": form}, status=status)
+    page = paginate(request, selectors.task_set_list())
+    return render(request, "tasks/task_set_list.html", {"task_sets": page, "page": page, "form": form}, status=status)
 
 
 @role_required(Role.CURATOR)

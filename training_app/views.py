@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.paging import bad_page_is_400, paginate
 from tasks_app import selectors as task_selectors
 from tasks_app.services import ServiceError
 from training_app import presentation, selectors, services
@@ -17,6 +18,7 @@ from training_app.models import RolloutBatch, Trajectory
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def rollout_batch_list(request):
     names = list(task_selectors.task_set_list().values_list("name", flat=True))
     form = RolloutBatchForm(task_set_names=names)
@@ -34,8 +36,9 @@ def rollout_batch_list(request):
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
-    return render(request, "training/rollout_batch_list.html",
-                  {"batches": selectors.rollout_batch_list()[:100], "form": form}, status=status)
+    page = paginate(request, selectors.rollout_batch_list())
+    return render(request, "training/rollout_batch_list.html", {"batches": page, "page": page, "form": form},
+                  status=status)
 
 
 def _batch_or_404(batch_id: int) -> RolloutBatch:
@@ -46,6 +49,7 @@ def _batch_or_404(batch_id: int) -> RolloutBatch:
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def rollout_batch_detail(request, batch_id):
     batch = _batch_or_404(batch_id)
     if request.method == "POST" and has_role(request.user, Role.CURATOR):
@@ -54,10 +58,10 @@ def rollout_batch_detail(request, batch_id):
                           {"reason": "Only the batch's creator, reviewers and admins may cancel it."}, status=403)
         RolloutBatch.request_cancel(batch.id, actor=request.user)
         return redirect("rollout-batch-detail", batch_id=batch.id)
-    groups: dict[str, list[Trajectory]] = {}
-    for trajectory in selectors.trajectory_list(batch=batch):
-        groups.setdefault(trajectory.task.task_id, []).append(trajectory)
-    return render(request, "training/rollout_batch_detail.html", {"batch": batch, "groups": sorted(groups.items())})
+    # Paged by task, not by trajectory, so a task's G samples are never split across two pages.
+    page = paginate(request, selectors.batch_task_ids(batch=batch), per_page=25)
+    groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
+    return render(request, "training/rollout_batch_detail.html", {"batch": batch, "groups": groups, "page": page})
 
 
 @role_required(Role.VIEWER)

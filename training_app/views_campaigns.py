@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.paging import bad_page_is_400, paginate
 from tasks_app import selectors as task_selectors
 from tasks_app.services import ServiceError
 from training_app import campaign_selectors as selectors
@@ -21,6 +22,7 @@ from training_app.models import EvalCampaign
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def campaign_list(request):
     names = list(task_selectors.task_set_list().values_list("name", flat=True))
     form = CampaignForm(task_set_names=names)
@@ -38,8 +40,10 @@ def campaign_list(request):
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
-    return render(request, "training/campaign_list.html",
-                  {"campaigns": selectors.campaign_list()[:100], "form": form}, status=status)
+    # The report (every cell's metrics) is the heavy JSON of a campaign: the list shows none of it.
+    page = paginate(request, selectors.campaign_list().defer("report").order_by("-created_at", "-id"))
+    return render(request, "training/campaign_list.html", {"campaigns": page, "page": page, "form": form},
+                  status=status)
 
 
 def _campaign_or_404(campaign_id: int) -> EvalCampaign:
@@ -78,13 +82,14 @@ def campaign_detail(request, campaign_id):
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def campaign_episodes(request, campaign_id):
     """The episodes of one cell (or of the whole campaign), each with its grade."""
     campaign = _campaign_or_404(campaign_id)
     policy, scaffold = request.GET.get("policy", ""), request.GET.get("scaffold", "")
+    page = paginate(request, selectors.episode_list(campaign=campaign, policy=policy, scaffold=scaffold))
     return render(request, "training/campaign_episodes.html", {
-        "campaign": campaign, "policy": policy, "scaffold": scaffold,
-        "episodes": selectors.episode_list(campaign=campaign, policy=policy, scaffold=scaffold)})
+        "campaign": campaign, "policy": policy, "scaffold": scaffold, "episodes": page, "page": page})
 
 
 @role_required(Role.VIEWER)

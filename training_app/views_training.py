@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.paging import bad_page_is_400, paginate
 from tasks_app import selectors as task_selectors
 from tasks_app.services import ServiceError
 from training_app import training_services as services
@@ -17,6 +18,7 @@ from training_app.training_forms import TrainingRunForm
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def training_run_list(request):
     names = list(task_selectors.task_set_list().values_list("name", flat=True))
     form = TrainingRunForm(task_set_names=names)
@@ -35,8 +37,9 @@ def training_run_list(request):
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
-    runs = TrainingRun.objects.select_related("task_set").order_by("-created_at")[:100]
-    return render(request, "training/training_run_list.html", {"runs": runs, "form": form}, status=status)
+    runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
+    page = paginate(request, runs)
+    return render(request, "training/training_run_list.html", {"runs": page, "page": page, "form": form}, status=status)
 
 
 def _run_or_404(run_id: int) -> TrainingRun:
