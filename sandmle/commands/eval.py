@@ -1,4 +1,4 @@
-"""`sandmle eval`: run an evaluation campaign (policies x scaffolds x tasks x seeds), write its files, print the table."""
+"""`sandmle eval`: run an evaluation campaign (policies x scaffolds x tasks x seeds) from flags or `--config FILE`, print the table."""
 
 from __future__ import annotations
 
@@ -15,22 +15,28 @@ TABLE_METRICS = ("medal_rate", "gold_rate", "silver_rate", "bronze_rate", "valid
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("eval", help="run an evaluation campaign and print the scaffold-transfer table")
-    parser.add_argument("--policy", nargs="+", action="extend", required=True, metavar="SPEC",
+    parser.add_argument("--config", type=Path, help="a YAML file of the settings below (flags given too win)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one setting (repeatable; applied last)")
+    # No defaults here: the settings' defaults and ranges are sandmle.evaluation.config's, for flags and files alike.
+    parser.add_argument("--policy", nargs="+", action="extend", dest="policies", metavar="SPEC",
                         help="baseline | openai:MODEL@URL | hf:PATH (several allowed)")
-    parser.add_argument("--scaffold", nargs="+", action="extend", required=True, metavar="NAME", choices=SCAFFOLDS)
-    parser.add_argument("--tasks", nargs="+", action="extend", required=True, type=Path, metavar="DIR",
+    parser.add_argument("--scaffold", nargs="+", action="extend", dest="scaffolds", metavar="NAME", choices=SCAFFOLDS)
+    parser.add_argument("--tasks", nargs="+", action="extend", metavar="DIR",
                         help="task bundles, or folders holding task bundles")
-    parser.add_argument("--seeds", type=int, default=3, help="repeats of every episode (MLE-bench asks for 3)")
-    parser.add_argument("--out", required=True, type=Path, help="folder for episodes.jsonl, report.json, report.csv")
+    parser.add_argument("--seeds", type=int, help="repeats of every episode (default 3; MLE-bench asks for 3)")
+    parser.add_argument("--out", help="folder for episodes.jsonl, report.json, report.csv")
     parser.add_argument("--baseline", help="the policy the other rows are compared against")
-    parser.add_argument("--feedback", default="score", choices=("none", "validate", "score"))
-    parser.add_argument("--max-turns", type=int, default=15)
-    parser.add_argument("--time-budget", type=float, default=900.0, help="seconds per episode")
-    parser.add_argument("--step-timeout", type=float, default=60.0, help="seconds per sandbox step")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--feedback", choices=("none", "validate", "score"), help="default score")
+    parser.add_argument("--max-turns", dest="max_turns", type=int, help="default 15")
+    parser.add_argument("--time-budget", dest="time_budget_s", type=float, help="seconds per episode (default 900)")
+    parser.add_argument("--step-timeout", dest="step_timeout_s", type=float,
+                        help="seconds per sandbox step (default 60)")
+    parser.add_argument("--temperature", type=float, help="default 1.0")
+    parser.add_argument("--concurrency", type=int, help="default 1")
     parser.add_argument("--metric", default="medal_rate", choices=TABLE_METRICS, help="the metric the table shows")
-    parser.add_argument("--api-key-env", default=None, help="variable holding an openai policy's API key")
+    parser.add_argument("--api-key-env", dest="api_key_env", default=None,
+                        help="variable holding an openai policy's API key")
     return parser
 
 
@@ -50,18 +56,17 @@ def task_bundles(paths: list[Path]) -> list[Path]:
 
 
 def run(args) -> int:
-    from sandmle.evaluation.campaign import CampaignSpec, run_campaign
+    from sandmle.evaluation.campaign import run_campaign
+    from sandmle.evaluation.config import CAMPAIGN_FIELDS, load_campaign_config
     from sandmle.evaluation.transfer import report_table
+    from sandmle.rl.config import read_settings
 
-    spec = CampaignSpec(policies=args.policy, scaffolds=args.scaffold, tasks=task_bundles(args.tasks),
-                        seeds=args.seeds, baseline=args.baseline, feedback=args.feedback, max_turns=args.max_turns,
-                        time_budget_s=args.time_budget, temperature=args.temperature,
-                        step_timeout_s=args.step_timeout)
-    spec.validate()
-    if args.concurrency < 1:
-        raise UsageError("--concurrency: must be at least 1")
-    options = {"api_key_env": args.api_key_env} if args.api_key_env else {}
-    report = run_campaign(spec, args.out, concurrency=args.concurrency, policy_options=options)
+    settings = read_settings(args.config) if args.config else {}
+    settings.update({f.key: getattr(args, f.key) for f in CAMPAIGN_FIELDS if getattr(args, f.key, None) is not None})
+    config = load_campaign_config(settings, args.overrides,
+                                  expand_tasks=lambda paths: task_bundles([Path(path) for path in paths]))
+    options = {"api_key_env": config.api_key_env} if config.api_key_env else {}
+    report = run_campaign(config.spec, config.out, concurrency=config.concurrency, policy_options=options)
     print(report_table(report, args.metric))
-    print(json.dumps({"episodes": report["episodes"], "complete": report["complete"], "out": str(args.out)}))
+    print(json.dumps({"episodes": report["episodes"], "complete": report["complete"], "out": str(config.out)}))
     return 0

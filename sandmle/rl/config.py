@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,10 +16,17 @@ SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
 FEEDBACK = ("none", "validate", "score")
 TASK_SAMPLING = ("uniform", "learnability")
 VLLM_MODES = ("colocate", "server")
-LORA_KEYS = {"r": ("int", 16, 1, None), "alpha": ("int", 32, 1, None), "dropout": ("float", 0.05, 0.0, 1.0),
+LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
 
 REQUIRED = object()
+# Upper bounds: far above any real run, low enough that a typo (an extra zero or three) is refused, not run for weeks.
+MAX_STEPS = 1_000_000
+MAX_TOKENS = 1 << 21
+MAX_PATH_CHARS = 4096
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# PyYAML reads YAML 1.1, where `1e-5` (no dot) is a string; such a string that is plainly a number is taken as one.
+NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
 
 
 class ConfigError(UsageError):
@@ -32,7 +40,7 @@ class ConfigError(UsageError):
 @dataclass(frozen=True)
 class Field:
     key: str
-    type: str  # str, int, float, bool, path, paths, strs, choice, lora
+    type: str  # str, int, float, bool, path, paths, strs, choice, choices, lora, env
     default: Any
     help: str
     choices: tuple[str, ...] | None = None
@@ -54,8 +62,9 @@ def _shared_tail() -> list[Field]:
     return [
         Field("lora", "lora", None, "null for full fine-tuning, or {r, alpha, dropout, target_modules} for LoRA (peft)",
               nullable=True),
-        Field("save_every", "int", 10, "write checkpoint-<step>/ every this many steps (and at the end)", min=1),
-        Field("seed", "int", 0, "seeds sampling, task draws and the trainer"),
+        Field("save_every", "int", 10, "write checkpoint-<step>/ every this many steps (and at the end)", min=1,
+              max=MAX_STEPS),
+        Field("seed", "int", 0, "seeds sampling, task draws and the trainer", min=0, max=2**32 - 1),  # numpy's range
         Field("output_dir", "path", REQUIRED, "config.yaml, metrics.jsonl, checkpoint-<step>/, trajectories/"),
         Field("bf16", "bool", False, "train in bfloat16 (GPU)"),
         Field("gradient_checkpointing", "bool", False, "trade compute for memory on long episodes"),
@@ -71,51 +80,53 @@ GRPO_FIELDS: list[Field] = [
     Field("group_size", "int", 4, "episodes per task per step (G); advantages are normalised within each group",
           min=2, max=256),
     Field("tasks_per_step", "int", 16, "task groups per optimizer step", min=1, max=4096),
-    Field("steps", "int", 100, "optimizer steps", min=1),
+    Field("steps", "int", 100, "optimizer steps", min=1, max=MAX_STEPS),
     Field("learning_rate", "float", 1e-6, "AdamW learning rate (constant)", min=0.0, max=1.0),
     Field("clip_low", "float", 0.2, "PPO clip below 1 (epsilon)", min=0.0, max=1.0),
     Field("clip_high", "float", 0.28, "PPO clip above 1 (DAPO's clip-higher)", min=0.0, max=10.0),
-    Field("kl_coef", "float", 0.0, "KL penalty towards the initial model (0: no reference model)", min=0.0),
+    Field("kl_coef", "float", 0.0, "KL penalty towards the initial model (0: no reference model)", min=0.0, max=100.0),
     Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0),
     Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200),
-    Field("max_response_tokens", "int", 1024, "tokens one reply may sample", min=1),
+    Field("max_response_tokens", "int", 1024, "tokens one reply may sample", min=1, max=MAX_TOKENS),
     Field("max_episode_tokens", "int", 16384,
-          "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1),
-    Field("context_tokens", "int", 32768, "the scaffold's context window", min=64),
+          "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1,
+          max=MAX_TOKENS),
+    Field("context_tokens", "int", 32768, "the scaffold's context window", min=64, max=MAX_TOKENS),
     Field("feedback", "choice", "score", "what the agent may check before answering", choices=FEEDBACK),
-    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1),
+    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1, max=86400.0),
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
-          min=1.0),
+          min=1.0, max=7 * 86400.0),
     Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
     *_shared_tail(),
-    Field("eval_every", "int", 10, "evaluate on eval_tasks every this many steps (0: never)", min=0),
-    Field("eval_samples", "int", 1, "episodes per evaluation task", min=1),
+    Field("eval_every", "int", 10, "evaluate on eval_tasks every this many steps (0: never)", min=0, max=MAX_STEPS),
+    Field("eval_samples", "int", 1, "episodes per evaluation task", min=1, max=256),
     Field("dynamic_sampling", "bool", False,
           "DAPO: replace groups whose rewards are all equal by fresh draws, up to dynamic_sampling_rounds times"),
     Field("dynamic_sampling_rounds", "int", 3, "refill rounds per step with dynamic sampling", min=1, max=100),
     Field("task_sampling", "choice", "uniform", "how tasks are drawn: uniform, or learnability (p(1-p))",
           choices=TASK_SAMPLING),
-    Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum"),
+    Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum",
+          min=0.0, max=1.0),
     Field("micro_batch_size", "int", None, "episodes per forward/backward pass (default: group_size)", min=1,
-          nullable=True),
+          max=4096, nullable=True),
     Field("use_vllm", "bool", False, "generate with vLLM through TRL (GPU workers; vLLM must be installed)"),
     Field("vllm_mode", "choice", "colocate", "colocate (one GPU) or server (trl vllm-serve)", choices=VLLM_MODES),
     Field("vllm_server_url", "str", None, "base URL of `trl vllm-serve` in server mode", nullable=True),
     Field("vllm_gpu_memory_utilization", "float", 0.3, "GPU memory share of colocated vLLM", min=0.05, max=0.95),
     Field("judge_url", "str", None, "OpenAI-compatible judge for the rubric schemes", nullable=True),
     Field("judge_model", "str", None, "the judge's model name", nullable=True),
-    Field("judge_key_env", "str", "OPENAI_API_KEY", "environment variable holding the judge's key"),
+    Field("judge_key_env", "env", "OPENAI_API_KEY", "environment variable holding the judge's key"),
 ]
 
 SFT_FIELDS: list[Field] = [
     Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
     Field("dataset", "paths", REQUIRED, "conversational JSONL files (`messages` per line) from `sandmle sft-export`"),
     Field("learning_rate", "float", 1e-5, "AdamW learning rate", min=0.0, max=1.0),
-    Field("epochs", "float", 1.0, "passes over the dataset (ignored when steps is set)", min=0.01),
-    Field("steps", "int", None, "optimizer steps (default: from epochs)", min=1, nullable=True),
-    Field("batch_size", "int", 4, "conversations per device per step", min=1),
-    Field("gradient_accumulation_steps", "int", 1, "micro-batches per optimizer step", min=1),
-    Field("max_length", "int", 8192, "tokens per conversation; longer ones are cut", min=16),
+    Field("epochs", "float", 1.0, "passes over the dataset (ignored when steps is set)", min=0.01, max=10000.0),
+    Field("steps", "int", None, "optimizer steps (default: from epochs)", min=1, max=MAX_STEPS, nullable=True),
+    Field("batch_size", "int", 4, "conversations per device per step", min=1, max=4096),
+    Field("gradient_accumulation_steps", "int", 1, "micro-batches per optimizer step", min=1, max=4096),
+    Field("max_length", "int", 8192, "tokens per conversation; longer ones are cut", min=16, max=MAX_TOKENS),
     *_shared_tail(),
 ]
 
@@ -164,39 +175,11 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
     Nothing is loaded from disk but the YAML itself: paths are only checked to be non-empty strings, so a form can
     validate without the files (the trainer reports a missing checkpoint or bundle when it starts).
     """
-    import yaml
-
-    fields = {f.key: f for f in _fields(kind)}
-    if isinstance(source, dict):
-        raw = dict(source)
-    else:
-        try:
-            raw = yaml.safe_load(Path(source).read_text()) or {}
-        except OSError as error:
-            raise ConfigError("config", f"cannot read {source}: {error.strerror or error}") from None
-        except yaml.YAMLError as error:
-            raise ConfigError("config", f"not valid YAML ({str(error).splitlines()[0]})") from None
-        if not isinstance(raw, dict):
-            raise ConfigError("config", "expected a mapping of settings at the top level")
+    raw = read_settings(source, overrides)
     if "kind" in raw:  # to_dict() writes it, so a resolved config.yaml loads back
         if raw.pop("kind") != kind:
             raise ConfigError("kind", f"this is not a {kind} configuration")
-    for override in overrides:
-        key, sep, text = override.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(override or "--set", "expected KEY=VALUE")
-        key = key.strip()
-        value = yaml.safe_load(text) if text.strip() else None
-        if "." in key:  # lora.r=8
-            head, sub = key.split(".", 1)
-            nested = raw.get(head) if isinstance(raw.get(head), dict) else {}
-            raw[head] = {**nested, sub: value}
-        else:
-            raw[key] = value
-    unknown = sorted(set(raw) - set(fields))
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown setting; expected one of {', '.join(sorted(fields))}")
-    values = {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}
+    values = check_settings(raw, _fields(kind))
     if kind == "grpo":
         if values["clip_high"] < values["clip_low"]:
             raise ConfigError("clip_high", f"{values['clip_high']} is below clip_low {values['clip_low']}")
@@ -216,6 +199,48 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
     return TrainConfig(kind=kind, values=values)
 
 
+def read_settings(source: dict | str | Path, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The raw settings of a YAML file (or a dict) with KEY=VALUE overrides applied (lora.r=8 sets a nested one)."""
+    import yaml
+
+    if isinstance(source, dict):
+        raw = dict(source)
+    else:
+        try:
+            raw = yaml.safe_load(Path(source).read_text()) or {}
+        except OSError as error:
+            raise ConfigError("config", f"cannot read {source}: {error.strerror or error}") from None
+        except (yaml.YAMLError, UnicodeDecodeError) as error:
+            raise ConfigError("config", f"not valid YAML ({str(error).splitlines()[0]})") from None
+        if not isinstance(raw, dict):
+            raise ConfigError("config", "expected a mapping of settings at the top level")
+    for override in overrides:
+        key, sep, text = override.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(override or "--set", "expected KEY=VALUE")
+        key = key.strip()
+        try:
+            value = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError as error:
+            raise ConfigError(key, f"not a valid YAML value ({str(error).splitlines()[0]})") from None
+        if "." in key:
+            head, sub = key.split(".", 1)
+            nested = raw.get(head) if isinstance(raw.get(head), dict) else {}
+            raw[head] = {**nested, sub: value}
+        else:
+            raw[key] = value
+    return raw
+
+
+def check_settings(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[str, Any]:
+    """Every field's checked value (defaults filled in); the first unknown key, bad type or range is a ConfigError."""
+    fields = {f.key: f for f in field_table}
+    unknown = sorted(map(str, set(raw) - set(fields)))  # a YAML key may be a number
+    if unknown:
+        raise ConfigError(unknown[0], f"unknown setting; expected one of {', '.join(sorted(fields))}")
+    return {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}
+
+
 def _default(spec: Field) -> Any:
     if spec.default is REQUIRED:
         raise ConfigError(spec.key, f"required ({spec.help})")
@@ -233,27 +258,44 @@ def _check(spec: Field, value: Any) -> Any:
     return checker(spec, value)
 
 
+def _shown(value: Any) -> str:
+    """A refused value as the message shows it: cut short, so a huge value does not become a huge message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _expected(spec: Field) -> str:
     return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-            "path": "a path", "paths": "a list of paths", "strs": "a list of strings",
-            "choice": f"one of {', '.join(spec.choices or ())}", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
+            "path": "a path", "paths": "a list of paths", "env": "an environment variable name", "strs": "a list of strings",
+            "choice": f"one of {', '.join(spec.choices or ())}",
+            "choices": f"one or more of {', '.join(spec.choices or ())}", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
 
 
 def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
+    if not integer and isinstance(value, str) and NUMBER_TEXT.match(value.strip()):
+        value = float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
     if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(spec.key, f"expected a finite number, not {value!r}")
+        raise ConfigError(spec.key, f"expected a finite number, not {_shown(value)}")
     if spec.min is not None and value < spec.min:
-        raise ConfigError(spec.key, f"{value!r} is below the minimum {spec.min}")
+        raise ConfigError(spec.key, f"{_shown(value)} is below the minimum {spec.min}")
     if spec.max is not None and value > spec.max:
-        raise ConfigError(spec.key, f"{value!r} is above the maximum {spec.max}")
+        raise ConfigError(spec.key, f"{_shown(value)} is above the maximum {spec.max}")
     return value if integer else float(value)
 
 
 def _string(spec: Field, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
+    if "\x00" in value or len(value) > MAX_PATH_CHARS:
+        raise ConfigError(spec.key, f"expected {_expected(spec)} of at most {MAX_PATH_CHARS} characters without NUL")
+    return value
+
+
+def _env_name(spec: Field, value: Any) -> str:
+    if not isinstance(value, str) or not ENV_NAME.match(value):
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
     return value
 
 
@@ -261,7 +303,9 @@ def _paths(spec: Field, value: Any) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
+    for path in value:
+        _string(spec, path)
     if not value and spec.default is REQUIRED:
         raise ConfigError(spec.key, "expected at least one path")
     return [str(v) for v in value]
@@ -269,20 +313,30 @@ def _paths(spec: Field, value: Any) -> list[str]:
 
 def _choice(spec: Field, value: Any) -> str:
     if value not in (spec.choices or ()):
-        raise ConfigError(spec.key, f"{value!r} is not {_expected(spec)}")
+        raise ConfigError(spec.key, f"{_shown(value)} is not {_expected(spec)}")
     return value
+
+
+def _choice_list(spec: Field, value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or any(item not in (spec.choices or ()) for item in value):
+        raise ConfigError(spec.key, f"expected one or more of {', '.join(spec.choices or ())}, not {_shown(value)}")
+    if len(set(value)) != len(value):
+        raise ConfigError(spec.key, f"{_shown(value)} names one twice")
+    return list(value)
 
 
 def _bool(spec: Field, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
     return value
 
 
 def _lora(spec: Field, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
-    unknown = sorted(set(value) - set(LORA_KEYS))
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
+    unknown = sorted(map(str, set(value) - set(LORA_KEYS)))
     if unknown:
         raise ConfigError(f"lora.{unknown[0]}", f"unknown setting; expected one of {', '.join(LORA_KEYS)}")
     resolved = {}
@@ -294,12 +348,13 @@ def _lora(spec: Field, value: Any) -> dict[str, Any]:
 
 def _strs(spec: Field, value: Any) -> list[str]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {value!r}")
+        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
     return list(value)
 
 
 _CHECKERS = {
-    "str": _string, "path": _string, "paths": _paths, "strs": _strs, "choice": _choice, "bool": _bool, "lora": _lora,
+    "str": _string, "path": _string, "env": _env_name, "paths": _paths, "strs": _strs, "choice": _choice,
+    "choices": _choice_list, "bool": _bool, "lora": _lora,
     "int": lambda spec, value: _number(spec, value, integer=True),
     "float": lambda spec, value: _number(spec, value, integer=False),
 }
