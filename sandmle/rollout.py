@@ -281,8 +281,12 @@ def run_batch(
     should_cancel: Callable[[], bool] | None = None,
     pool: Any = None,
     policy_options: dict[str, Any] | None = None,
+    skip: set[tuple[str, int]] | frozenset = frozenset(),
 ) -> list[Trajectory]:
     """Runs every task `samples` times (one GRPO group per task) on `concurrency` threads, in task-then-sample order.
+
+    `skip` names (task_id, sample_index) pairs already finished (a batch resumed after its worker died): they are not
+    run again, and the returned list holds only the episodes run now.
 
     A failing episode becomes a trajectory with termination "error"; the others go on. `pool` lets callers share
     a warm SandboxPool across batches; without one the batch starts and closes its own. `policy_options` go to
@@ -316,7 +320,8 @@ def run_batch(
                 on_trajectory(trajectory)
         return trajectory
 
-    jobs = [(group, Path(task_dir), k) for group, task_dir in enumerate(task_dirs) for k in range(samples)]
+    jobs = [(group, Path(task_dir), k) for group, task_dir in enumerate(task_dirs) for k in range(samples)
+            if not skip or (_task_id(Path(task_dir)), k) not in skip]
     try:
         with ThreadPoolExecutor(max_workers=concurrency) as executor:
             results = list(executor.map(one, jobs))

@@ -75,6 +75,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.roles",
+                "studio.context_processors.job_queue",
             ],
         },
     },
@@ -198,7 +199,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 else:
     # An unacked Redis message returns only after the visibility timeout: keep it above the longest task.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 12 * 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 12 * 3600),
+        # A page that enqueues while Redis is down answers at once ("saved, will start when the queue is back").
+        "socket_connect_timeout": 2,
+    }
 CELERY_RESULT_BACKEND = "django-db"
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_DEFAULT_QUEUE = Queue.DEFAULT.value
@@ -211,10 +216,21 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
                   "workers.latency"]
-CELERY_BEAT_SCHEDULE = {"fail-stale-jobs": {"task": "workers.system.fail_stale_jobs", "schedule": 60.0}}
+# A worker that dies holding a message (SIGKILL, OOM) gives it back only after the visibility timeout; losing the
+# Redis connection must not stop the tasks running meanwhile (their results go to the database, not the broker).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BROKER_CONNECTION_TIMEOUT = envint("CELERY_BROKER_CONNECTION_TIMEOUT", 2)
+# The sweep that takes up jobs whose worker died, and resends queued jobs whose message was lost (workers.system).
+CELERY_BEAT_SCHEDULE = {
+    "sweep-lost-jobs": {"task": "workers.system.sweep_lost_jobs", "schedule": float(envint("SANDMLE_JOB_SWEEP_S", 60))}
+}
 
-# A job row whose heartbeat is older than this while running is taken as lost (its worker died).
+# A job row whose heartbeat is older than this while running is taken as lost (its worker died); a running job beats
+# every JOB_HEARTBEAT_INTERVAL_S from a thread of its own. A lost job is queued again until it has been claimed
+# JOB_MAX_ATTEMPTS times; then it fails with the reason ("worker lost 3 times; last heartbeat at ...").
 JOB_HEARTBEAT_TIMEOUT_S = envint("SANDMLE_JOB_HEARTBEAT_TIMEOUT_S", 300)
+JOB_HEARTBEAT_INTERVAL_S = envint("SANDMLE_JOB_HEARTBEAT_INTERVAL_S", max(1, JOB_HEARTBEAT_TIMEOUT_S // 10))
+JOB_MAX_ATTEMPTS = envint("SANDMLE_JOB_MAX_ATTEMPTS", 3)
 
 # The LLM behind optional LLM-backed synthesis stages and the rubric judge (any OpenAI-compatible endpoint).
 SANDMLE_LLM_URL = envstr("SANDMLE_LLM_URL", "")

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState
+from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app import services
 from tasks_app.models import SynthesisRun, SynthesizedTask
@@ -73,7 +73,7 @@ def task_regenerate_execute(*, run_id: int, worker: str = "") -> bool:
         })
         SynthesisRun.finish(run.id, state=JobState.SUCCEEDED)
     except Exception as error:
-        SynthesisRun.finish(run.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        SynthesisRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
         raise
     return True
 

@@ -18,7 +18,7 @@ from accounts.roles import Role, has_role
 from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState
+from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.forms import RNG_MAX
@@ -168,20 +168,27 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
             if not SynthesisRun.beat(run.id, progress=done / max(total, 1), message=f"{done}/{total} tasks"):
                 raise _Cancelled()
 
-        results = synthesize(
-            seed_engine_object(seed=run.seed), count=run.count, rng=run.rng, out_dir=out_dir, llm=llm, progress=progress
-        )
-        for result in results:
-            synthesized_task_store(run=run, result=result)
-        validated = sum(result.status == "validated" for result in results)
+        # Each task is stored as it is made, with the count kept so far: a run taken up again after its worker died
+        # starts at that index and makes each remaining task once (task ids follow from seed, rng and index).
+        done = int(run.summary.get("done", 0))
+
+        def keep(index: int, result) -> None:
+            with transaction.atomic():
+                synthesized_task_store(run=run, result=result)
+                SynthesisRun.objects.filter(id=run.id).update(summary={**run.summary, "done": index + 1})
+
+        synthesize(seed_engine_object(seed=run.seed), count=run.count, rng=run.rng, out_dir=out_dir, llm=llm,
+                   progress=progress, start=done, on_result=keep)
+        stored = SynthesizedTask.objects.filter(run=run)
+        total, rejected = stored.count(), stored.filter(rejected_by=SynthesizedTask.RejectedBy.VALIDATOR).count()
         SynthesisRun.objects.filter(id=run.id).update(
-            summary={"tasks": len(results), "validated": validated, "rejected": len(results) - validated}
+            summary={"tasks": total, "validated": total - rejected, "rejected": rejected}
         )
         SynthesisRun.finish(run.id, state=JobState.SUCCEEDED)
     except _Cancelled:
         SynthesisRun.finish(run.id, state=JobState.CANCELLED)
     except Exception as error:
-        SynthesisRun.finish(run.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        SynthesisRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
         raise
     return True
 

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState
+from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app.models import TaskSet
 from tasks_app.services import ServiceError
@@ -129,7 +129,7 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
             episode_store(campaign=campaign, record=record)
     if "error" in outcome:
         error = outcome["error"]
-        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
     EvalCampaign.objects.filter(id=campaign.id).update(report=outcome["report"])
     complete = outcome["report"].get("complete", False)

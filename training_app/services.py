@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState
+from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.models import SynthesizedTask, TaskSet
@@ -88,12 +88,16 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     SQLite sees one writer and a test's transaction sees the rows.
     """
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
+    from sandmle.rollout import Trajectory as EngineTrajectory
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False
     batch = RolloutBatch.objects.select_related("task_set").get(id=batch_id)
     tasks = {task.task_id: task for task in batch.task_set.tasks.all()}
     total = len(tasks) * batch.samples
+    # A batch taken up again after its worker died runs only the episodes it has no trajectory for yet.
+    finished_before = {(task_id, sample) for task_id, sample in
+                       Trajectory.objects.filter(batch=batch).values_list("task__task_id", "sample_index")}
     finished: queue.Queue = queue.Queue()
     outcome: dict = {}
     cancelled = threading.Event()
@@ -108,13 +112,14 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
                 sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
                 policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
                 on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
+                skip=finished_before,
             )
         except Exception as error:  # reported on the row below
             outcome["error"] = error
 
     runner = threading.Thread(target=episodes, name=f"rollout-batch-{batch.id}", daemon=True)
     runner.start()
-    stored = 0
+    stored = len(finished_before)
     while runner.is_alive() or not finished.empty():
         try:
             trajectory = finished.get(timeout=0.2)
@@ -127,8 +132,10 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     runner.join()
     if "error" in outcome:
         error = outcome["error"]
-        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
-    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(outcome["trajectories"]))
+    # The summary covers every stored episode, those of earlier attempts included.
+    everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
+    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(everything))
     RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled.is_set() else JobState.SUCCEEDED)
     return True

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState
+from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app.models import TaskSet
 from tasks_app.services import ServiceError
@@ -145,7 +145,7 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
     runner.join()
     if "error" in outcome:
         error = outcome["error"]
-        TrainingRun.finish(run.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+        TrainingRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
     result = outcome["result"]
     # Checkpoints the trainer wrote but no step line reported (the final save) get their rows too.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from sandmle.bundle import bundle_hash, file_hashes, write_csv, write_json
+from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
 from sandmle.synth import calibrate, noise, rules
@@ -265,37 +266,74 @@ def _spec_dna(spec_dna: dict) -> dict:
 
 
 def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4,
-               families: tuple[str, ...] | None = None) -> list[SynthesisResult]:
+               families: tuple[str, ...] | None = None, start: int = 0, on_result=None) -> list[SynthesisResult]:
     """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic.
 
-    families restricts the hidden-rule families drawn from (default: every family that fits the seed)."""
+    families restricts the hidden-rule families drawn from (default: every family that fits the seed). Task `index`
+    depends only on the seed, rng and index, so a run resumed with `start` (the tasks already kept) makes the rest
+    and nothing twice; on_result(index, result) is called as each task is done, so a caller can store it at once.
+    Each bundle is built under a staging folder in out_dir and renamed into place only when complete: a worker
+    killed, or a disk that fills, midway leaves no half bundle under a task's name."""
     dna = extract_dna(seed)
     seed_names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()[:50]}
     domain_stage, rule_stage = llm_stages(llm)  # both None without an LLM: the procedural stages
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _remove_dead_staging(out_dir)
     results = []
-    for index in range(count):
+    for index in range(start, count):
         tried: list[dict] = []
-        for attempt in range(attempts):
-            log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
-            spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names, rng_seed=rng * 1000 + index * 10 + attempt,
-                             log=log, families=families, domain_stage=domain_stage, rule_stage=rule_stage)
-            spec.dna = _spec_dna(spec.dna)
-            spec, task_dir, ladder, milestones, reasons = _build_and_calibrate(spec, out_dir, log)
-            tried.append({"family": spec.rule["family"], "n_train": spec.n_train, "reasons": reasons})
-            log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
-            if reasons and attempt < attempts - 1:
-                shutil.rmtree(task_dir)
-                continue
-            choice = DomainChoice(**spec.domain)
-            digest = _finish_bundle(spec, task_dir, ladder, milestones, choice, TaskDNA.from_dict(spec.dna)) if ladder else ""
-            lower = get_metric(spec.metric).is_lower_better
-            results.append(SynthesisResult(spec.task_id, "rejected" if reasons else "validated", spec, task_dir,
-                                           spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log, digest,
-                                           calibrate.headroom(ladder, is_lower_better=lower) if ladder else None, tried))
-            break
+        staging = out_dir / f"{STAGING_PREFIX}{os.getpid()}-{index}"
+        try:
+            for attempt in range(attempts):
+                log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
+                spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names,
+                                 rng_seed=rng * 1000 + index * 10 + attempt, log=log, families=families,
+                                 domain_stage=domain_stage, rule_stage=rule_stage)
+                spec.dna = _spec_dna(spec.dna)
+                spec, built_dir, ladder, milestones, reasons = _build_and_calibrate(spec, staging, log)
+                tried.append({"family": spec.rule["family"], "n_train": spec.n_train, "reasons": reasons})
+                log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
+                if reasons and attempt < attempts - 1:
+                    shutil.rmtree(built_dir)
+                    continue
+                choice = DomainChoice(**spec.domain)
+                digest = _finish_bundle(spec, built_dir, ladder, milestones, choice,
+                                        TaskDNA.from_dict(spec.dna)) if ladder else ""
+                task_dir = publish_bundle(built_dir, out_dir / spec.task_id)
+                lower = get_metric(spec.metric).is_lower_better
+                result = SynthesisResult(spec.task_id, "rejected" if reasons else "validated", spec, task_dir,
+                                         spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log,
+                                         digest, calibrate.headroom(ladder, is_lower_better=lower) if ladder else None,
+                                         tried)
+                results.append(result)
+                break
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        if on_result is not None:
+            on_result(index, result)
         if progress is not None:
             progress(index + 1, count)
     return results
+
+
+def _remove_dead_staging(out_dir: Path) -> None:
+    """Remove half-built bundles left by a killed process (its pid, in the folder's name, is gone)."""
+    for leftover in out_dir.glob(STAGING_PREFIX + "*"):
+        owner = leftover.name[len(STAGING_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and _process_alive(int(owner)):
+            continue
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _build_and_calibrate(spec: TaskSpec, out_dir: Path, log: list) -> tuple:
