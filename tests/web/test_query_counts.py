@@ -35,41 +35,48 @@ class Rows:
         self.count = 0
 
     def grow_to(self, total: int) -> None:
-        for _ in range(total - self.count):
-            self._add_one()
-        self.count = total
-
-    def _add_one(self) -> None:
+        """Add rows of every kind up to `total` each, in a few bulk inserts (the test is about reads)."""
         from sandmle_web.jobs import JobState
         from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskSet
         from training_app.models import CampaignEpisode, EvalCampaign, RolloutBatch, TrainingRun, Trajectory
 
-        n = next(_serial)
+        numbers = [next(_serial) for _ in range(total - self.count)]
+        self.count = total
         curator, reviewer = self.users["curator"], self.users["reviewer"]
-        seed = Seed.objects.create(name=f"qc-seed-{n}", source="upload", target="y", task_type="binary",
-                                   metric="auc", modality="tabular", n_rows=100, n_features=3, created_by=curator)
-        SynthesisRun.objects.create(seed=seed, count=1, created_by=curator, state=JobState.RUNNING)
-        status = ("pending_review", "approved")[n % 2]
-        task = SynthesizedTask.objects.create(
-            task_id=f"qc-task-{n}", run=self.run, seed=self.seed, status=status, title=f"Task {n}",
-            domain_id="mine_ventilation", rule_family="piecewise_bands", modality="tabular", metric="accuracy",
-            milestones={"gold": 0.9}, spec={"rows": list(range(50))}, log=[{"stage": "dna"}] * 5,
-            assigned_to=reviewer, reviewed_by=reviewer if status == "approved" else None)
-        self.task_set.tasks.add(task)
-        TaskSet.objects.create(name=f"qc-set-{n}", created_by=curator).tasks.add(task)
-        ReviewComment.objects.create(task=task, author=reviewer, body="looks fine", verdict="approved")
-        for sample in range(2):
-            Trajectory.objects.create(batch=self.batch, task=task, sample_index=sample, termination="submitted",
-                                      valid_submission=True, milestone=("bronze", "")[sample], reward=0.5,
-                                      record={"turns": [{"code": "print(1)"}] * 3})
-        RolloutBatch.objects.create(task_set=self.task_set, scaffold="aide", policy="baseline", created_by=curator,
-                                    cancel_requested_by=reviewer, summary={"valid_rate": 0.5})
-        TrainingRun.objects.create(task_set=self.task_set, config={"model": "tiny", "steps": 3}, created_by=curator,
-                                   state=JobState.RUNNING, result={"steps_done": 1})
-        EvalCampaign.objects.create(task_set=self.task_set, spec={"policies": ["baseline"], "scaffolds": ["aide"]},
-                                    created_by=curator, report={"cells": []})
-        CampaignEpisode.objects.create(campaign=self.campaign, key=f"baseline|react|qc-task-{n}|0", policy="baseline",
-                                       scaffold="react", task_id=task.task_id, seed=0, n_turns=3, record={"turns": []})
+        seeds = Seed.objects.bulk_create([
+            Seed(name=f"qc-seed-{n}", source="upload", target="y", task_type="binary", metric="auc",
+                 modality="tabular", n_rows=100, n_features=3, created_by=curator) for n in numbers])
+        SynthesisRun.objects.bulk_create([SynthesisRun(seed=seed, count=1, created_by=curator, state=JobState.RUNNING)
+                                          for seed in seeds])
+        tasks = SynthesizedTask.objects.bulk_create([
+            SynthesizedTask(task_id=f"qc-task-{n}", run=self.run, seed=self.seed, title=f"Task {n}",
+                            status=("pending_review", "approved")[n % 2], domain_id="mine_ventilation", rule_family="piecewise_bands",
+                            modality="tabular", metric="accuracy", milestones={"gold": 0.9},
+                            spec={"rows": list(range(50))}, log=[{"stage": "dna"}] * 5, assigned_to=reviewer,
+                            reviewed_by=reviewer if n % 2 else None) for n in numbers])
+        self.task_set.tasks.add(*tasks)
+        sets = TaskSet.objects.bulk_create([TaskSet(name=f"qc-set-{n}", created_by=curator) for n in numbers])
+        TaskSet.tasks.through.objects.bulk_create([TaskSet.tasks.through(taskset=task_set, synthesizedtask=task)
+                                                    for task_set, task in zip(sets, tasks)])
+        ReviewComment.objects.bulk_create([ReviewComment(task=task, author=reviewer, body="fine", verdict="approved")
+                                           for task in tasks])
+        Trajectory.objects.bulk_create([
+            Trajectory(batch=self.batch, task=task, sample_index=sample, termination="submitted", valid_submission=True,
+                       milestone=("bronze", "")[sample], reward=0.5, record={"turns": [{"code": "print(1)"}] * 3})
+            for task in tasks for sample in range(2)])
+        RolloutBatch.objects.bulk_create([
+            RolloutBatch(task_set=self.task_set, scaffold="aide", policy="baseline", created_by=curator,
+                         cancel_requested_by=reviewer, summary={"valid_rate": 0.5}) for _ in numbers])
+        TrainingRun.objects.bulk_create([
+            TrainingRun(task_set=self.task_set, config={"model": "tiny", "steps": 3}, created_by=curator,
+                        state=JobState.RUNNING, result={"steps_done": 1}) for _ in numbers])
+        EvalCampaign.objects.bulk_create([
+            EvalCampaign(task_set=self.task_set, spec={"policies": ["baseline"], "scaffolds": ["aide"]},
+                         created_by=curator, report={"cells": []}) for _ in numbers])
+        CampaignEpisode.objects.bulk_create([
+            CampaignEpisode(campaign=self.campaign, key=f"baseline|react|{task.task_id}|0", policy="baseline",
+                            scaffold="react", task_id=task.task_id, seed=0, n_turns=3, record={"turns": []})
+            for task in tasks])
 
 
 @pytest.fixture
