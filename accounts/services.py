@@ -25,3 +25,16 @@ def user_create(*, username: str, password: str, role: Role, email: str = "") ->
 def user_token(*, user: User) -> str:
     """The user's API token, created on first use."""
     return Token.objects.get_or_create(user=user)[0].key
+
+
+def user_token_revoke(*, user: User) -> bool:
+    """Delete the user's API token; DRF looks the token up on every request, so it is refused from the next one on."""
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)
+
+
+def user_token_rotate(*, user: User) -> str:
+    """Revoke the user's token and issue a new one."""
+    with transaction.atomic():
+        user_token_revoke(user=user)
+        return Token.objects.create(user=user).key

@@ -1,4 +1,4 @@
-"""Sign-in endpoints (page and API token) that refuse, with a clear message, once failures pass the limits."""
+"""Sign-in endpoints (page and API token) that refuse, with a clear message, once failures pass the limits; DELETE revokes."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ class ThrottledLoginView(auth_views.LoginView):
             return render(request, "403.html", {"reason": reason}, status=429)
         return super().post(request, *args, **kwargs)
 
+    def delete(self, request, *args, **kwargs):
+        from accounts.token_views import token_revoke_api
+
+        return token_revoke_api(request)
+
 
 class ThrottledTokenView(ObtainAuthToken):
     def post(self, request, *args, **kwargs):
@@ -28,3 +33,8 @@ class ThrottledTokenView(ObtainAuthToken):
         if reason:
             return Response({"detail": reason}, status=status.HTTP_429_TOO_MANY_REQUESTS)
         return super().post(request, *args, **kwargs)
+
+    def delete(self, request, *args, **kwargs):
+        from accounts.token_views import token_revoke_api
+
+        return token_revoke_api(request)

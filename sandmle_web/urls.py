@@ -17,6 +17,7 @@ urlpatterns = [
     path("health/", health, name="health"),
     path("admin/", admin.site.urls),
     path("api/token/", ThrottledTokenView.as_view(), name="api-token"),
+    path("", include("accounts.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The docs are pages for a browser: anonymous visitors go to the login page; the API's role check follows.
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
