@@ -1,0 +1,47 @@
+"""Anonymous requests to every URL pattern but login, health and token sign-in get a redirect to login, 401 or 403."""
+
+from __future__ import annotations
+
+import re
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+OPEN = {"login/", "health/", "api/token/", "logout/"}
+SAMPLE = {"int": "1", "slug": "iris", "str": "x", "path": "x"}
+
+
+def _routes(patterns, prefix=""):
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            yield from _routes(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            yield route
+
+
+def _concrete(route: str) -> str:
+    route = re.sub(r"<(?:(\w+):)?\w+>", lambda m: SAMPLE.get(m.group(1) or "str", "x"), route)
+    return "/" + route.lstrip("^").rstrip("$").replace("\\Z", "")
+
+
+def test_every_page_and_endpoint_needs_sign_in(client, db):
+    routes = sorted({_concrete(r) for r in _routes(get_resolver().url_patterns)
+                     if not r.startswith("admin/") and "(?P" not in r})
+    assert len(routes) > 20
+    open_to_anyone = []
+    for path in routes:
+        if path.lstrip("/") in OPEN:
+            continue
+        response = client.get(path)
+        if response.status_code == 405:  # a POST-only endpoint: ask the way it is used
+            response = client.post(path)
+        refused = response.status_code in (401, 403) or (
+            response.status_code == 302 and "/login/" in response["Location"])
+        if not refused:
+            open_to_anyone.append((path, response.status_code))
+    assert open_to_anyone == []
+
+
+def test_the_admin_site_sends_anonymous_users_to_its_login(client, db):
+    response = client.get("/admin/")
+    assert response.status_code == 302 and "login" in response["Location"]
