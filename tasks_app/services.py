@@ -11,10 +11,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
-from django.utils import timezone
 
-from accounts.roles import Role, has_role
 from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
 from sandmle_web.dispatch import enqueue
@@ -23,6 +20,7 @@ from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.forms import RNG_MAX
 from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskDNA, TaskSet
+from tasks_app.review_difficulty import task_difficulty
 
 SEED_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")
 
@@ -202,6 +200,7 @@ def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
     spec = result.spec.to_dict() if hasattr(result.spec, "to_dict") else dict(result.spec)
     domain = spec.get("domain", {}) or {}
     validated = result.status == "validated"
+    previous_status = SynthesizedTask.objects.filter(task_id=result.task_id).values_list("status", flat=True).first()
     task, _ = SynthesizedTask.objects.update_or_create(
         task_id=result.task_id,
         defaults=dict(
@@ -223,68 +222,63 @@ def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
             log=list(result.log or []),
             bundle_dir=str(result.bundle_dir or ""),
             bundle_sha256=result.bundle_sha256 or "",
+            difficulty=task_difficulty(ladder=dict(result.ladder or {}), metric=spec.get("metric", run.seed.metric)),
         ),
     )
+    _audit_stored(task=task, run=run, previous_status=previous_status)
     return task
 
 
-def _decide(*, task: SynthesizedTask, user, verdict: str, comment: str) -> SynthesizedTask:
-    # Compare-and-set on the status: two reviewers deciding at once cannot both win. A claim holds too: only the
-    # claimant (or an admin) decides a claimed task, checked inside the same update so a claim a moment earlier wins.
-    pending = SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW)
-    if not has_role(user, Role.ADMIN):
-        pending = pending.filter(Q(assigned_to__isnull=True) | Q(assigned_to=user))
-    updated = pending.update(
-        status=verdict,
-        rejected_by=SynthesizedTask.RejectedBy.REVIEWER if verdict == SynthesizedTask.Status.REJECTED else "",
-        reviewed_by=user,
-        reviewed_at=timezone.now(),
-        assigned_to=None,
-    )
-    if updated != 1:
-        task.refresh_from_db()
-        if task.status == SynthesizedTask.Status.PENDING_REVIEW and task.assigned_to_id not in (None, user.id):
-            raise ServiceError(f"task {task.task_id} is claimed by {task.assigned_to.username}; only they or an "
-                               f"admin may decide it", field="assigned_to")
-        raise ServiceError(f"task {task.task_id} is {task.status}, not pending review", field="status")
-    ReviewComment.objects.create(task=task, author=user, body=comment, verdict=verdict)
-    task.refresh_from_db()
-    return task
+def _audit_stored(*, task: SynthesizedTask, run: SynthesisRun, previous_status: str | None) -> None:
+    """The audit entry of a task stored by a run: the critic validated it (pending review) or rejected it."""
+    from tasks_app.models import TaskAuditEntry
+    from tasks_app.review_services import audit_record
+
+    if previous_status == task.status:
+        return
+    regenerates = (run.summary or {}).get("regenerates", "")
+    if task.status == SynthesizedTask.Status.REJECTED:
+        reason = "; ".join(task.reasons) or "rejected by the critic"
+    else:
+        reason = "validated by the critic"
+    if regenerates:
+        reason += f"; new version of {regenerates}"
+    audit_record(task=task, actor=run.created_by, from_value=previous_status, to_value=task.status, reason=reason,
+                 via=TaskAuditEntry.Via.REGENERATE if regenerates else TaskAuditEntry.Via.SYNTHESIS)
 
 
-@transaction.atomic
+# Approve, reject, claim and comment keep their signatures for the callers that predate the review workflow (the demo,
+# fixtures, the first API routes); they go through tasks_app.review_services, so the quorum and the audit hold there.
 def task_approve(*, task: SynthesizedTask, user, comment: str = "") -> SynthesizedTask:
-    return _decide(task=task, user=user, verdict=SynthesizedTask.Status.APPROVED, comment=comment or "Approved.")
+    from tasks_app.review_services import review_decide
+
+    return review_decide(task=task, user=user, verdict="approve", reason=comment or "Approved.")
 
 
-@transaction.atomic
 def task_reject(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
+    from tasks_app.review_services import review_decide
+
     if not reason.strip():
         raise ServiceError("say why the task is rejected", field="reason")
-    return _decide(task=task, user=user, verdict=SynthesizedTask.Status.REJECTED, comment=reason.strip())
+    return review_decide(task=task, user=user, verdict="reject", reason=reason)
 
 
 def task_assign(*, task: SynthesizedTask, user) -> SynthesizedTask:
     """A reviewer claims a pending task so others skip it in the queue (re-claiming one's own is fine)."""
-    claimed = (
-        SynthesizedTask.objects.filter(id=task.id, status=SynthesizedTask.Status.PENDING_REVIEW)
-        .filter(assigned_to__isnull=True)
-        .update(assigned_to=user)
-    )
-    task.refresh_from_db()
-    if claimed != 1 and task.assigned_to_id != user.id:
+    from tasks_app.review_services import review_assign
+
+    task.refresh_from_db(fields=["assigned_to", "status"])
+    if task.assigned_to_id not in (None, user.id):  # a claim is taken, never taken over (admins reassign instead)
         raise ServiceError(f"task {task.task_id} is not open for claiming", field="status")
-    return task
+    return review_assign(task=task, user=user, assignee=user, reason="claimed")
 
 
 def task_comment_add(
     *, task: SynthesizedTask, user, body: str, visibility: str = ReviewComment.Visibility.REVIEWERS
 ) -> ReviewComment:
-    if not body.strip():
-        raise ServiceError("a comment needs some text", field="body")
-    if visibility not in ReviewComment.Visibility.values:
-        raise ServiceError(f"expected one of {', '.join(ReviewComment.Visibility.values)}", field="visibility")
-    return ReviewComment.objects.create(task=task, author=user, body=body.strip(), visibility=visibility)
+    from tasks_app.review_services import comment_add
+
+    return comment_add(task=task, user=user, body=body, visibility=visibility)
 
 
 @transaction.atomic

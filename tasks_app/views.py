@@ -12,10 +12,11 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle_web.markdown import render_markdown
 from studio.paging import bad_page_is_400, paginate
-from tasks_app import bundle_files, regenerate, selectors, services, task_page
+from tasks_app import bundle_files, regenerate, review_services, selectors, services, task_page
 from tasks_app.forms import ReviewForm, SeedUploadForm, SynthesisRunForm, TaskSetForm
 from tasks_app.models import SynthesisRun, SynthesizedTask
 from tasks_app.rollout_stats import attach_rollout_stats
+from tasks_app.views_review import review_panel_context
 
 
 def _form_errors_from(form, error: services.ServiceError) -> None:
@@ -130,10 +131,8 @@ def task_detail(request, task_id):
         if form.is_valid():
             verdict, body = form.cleaned_data["verdict"], form.cleaned_data["body"]
             try:
-                if verdict == "approve":
-                    services.task_approve(task=task, user=request.user, comment=body)
-                elif verdict == "reject":
-                    services.task_reject(task=task, user=request.user, reason=body)
+                if verdict in ("approve", "reject", "request_changes"):
+                    review_services.review_decide(task=task, user=request.user, verdict=verdict, reason=body)
                 else:
                     services.task_comment_add(task=task, user=request.user, body=body,
                                               visibility=form.cleaned_data["visibility"] or "reviewers")
@@ -149,7 +148,8 @@ def task_detail(request, task_id):
         "comments": selectors.task_comments_for(task=task, user=request.user),
         "milestone_rows": [(name, task.milestones.get(name)) for name in ("median", "bronze", "silver", "gold")],
         "ladder_rows": sorted(task.ladder.items(), key=lambda item: item[0]),
-    } | task_page.task_presentation(task=task, include_private=is_reviewer)
+    } | task_page.task_presentation(task=task, include_private=is_reviewer) | review_panel_context(
+        task=task, user=request.user)
     if is_reviewer:
         rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
         context.update(rule=rule, rule_json=json.dumps(rule, indent=2),
@@ -167,13 +167,6 @@ def task_image(request, task_id, name):
     from pathlib import Path
 
     return FileResponse(open(Path(task.bundle_dir) / "public" / "images" / name, "rb"), content_type="image/png")
-
-
-@role_required(Role.REVIEWER)
-def review_queue(request):
-    mine = request.GET.get("mine") == "1"
-    queue = selectors.review_queue(assigned_to=request.user if mine else None)
-    return render(request, "tasks/review_queue.html", {"tasks": attach_rollout_stats(queue[:300]), "mine": mine})
 
 
 @role_required(Role.VIEWER)

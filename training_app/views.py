@@ -89,6 +89,9 @@ def trajectory_detail(request, trajectory_id):
     except Trajectory.DoesNotExist:
         raise Http404(f"no trajectory {trajectory_id}")
     context = _trajectory_view(trajectory) | {"pygments_css": presentation.pygments_css()}
+    from tasks_app.views_review import turn_comment_context  # the review workflow owns turn comments
+
+    context |= turn_comment_context(trajectory=trajectory, user=request.user)
     return render(request, "training/trajectory_detail.html", context)
 
 
