@@ -153,7 +153,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "sandmle_web.api_lists.StrictOrderingFilter",  # an unknown ordering field is a 400, not ignored
     ],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
@@ -177,6 +177,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,  # multipart uploads and JSON bodies get their own request components
+    # One schema name per choice set that several endpoints share (otherwise suffixed by a hash).
+    "ENUM_NAME_OVERRIDES": {
+        "ScaffoldEnum": "training_app.models.RolloutBatch.Scaffold",
+        "FeedbackEnum": "training_app.models.RolloutBatch.Feedback",
+        "TrainingKindEnum": "training_app.models.TrainingRun.Kind",
+        "JobStateEnum": "sandmle_web.jobs.JobState",
+        "TaskStatusEnum": "tasks_app.models.SynthesizedTask.Status",
+    },
 }
 
 # Failed sign-ins (page and /api/token/) allowed per account and per client address within the window.

@@ -1,22 +1,34 @@
-"""The REST API of the task side: one class per operation; it validates, then calls a service."""
+"""The REST API of the task side: one class per operation; it validates, then calls a service or a selector."""
 
 from __future__ import annotations
 
+import mimetypes
+
+from django.core.cache import cache
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsReviewer, IsViewer
 from accounts.roles import Role, has_role
-from tasks_app import bundle_files, selectors, services
+from tasks_app import selectors, services, task_files
+from tasks_app.filters import SeedFilter, SynthesisRunFilter, TaskFilter, TaskSetFilter
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.serializers import (
-    CommentInput, CommentOutput, RejectInput, ReviewDecisionInput, SeedOutput, SeedUploadInput, SynthesisRunInput,
-    SynthesisRunOutput, TaskOutput, TaskSetInput, TaskSetOutput,
+    TaskCommentInput, CommentOutput, RejectInput, ReviewDecisionInput, SeedDnaOutput, SeedListOutput, SeedOutput,
+    SeedUploadInput, SynthesisRunInput, SynthesisRunListOutput, SynthesisRunOutput, TaskDetailOutput, TaskDnaOutput,
+    TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput, TaskSetOutput,
 )
+from tasks_app.task_dna import dna_comparison, task_dna
+
+DNA_CACHE_SECONDS = 3600
 
 
 def _service_call(call):
@@ -27,25 +39,36 @@ def _service_call(call):
         raise ValidationError({error.field: [str(error)]}) from None
 
 
-def task_payload(task: SynthesizedTask, *, user) -> dict:
-    data = TaskOutput(task).data
-    if has_role(user, Role.REVIEWER):
-        data["rule_family"] = task.rule_family
-        data["hidden_rule"] = bundle_files.read_json(task.bundle_dir, "private/rule.json")
-        data["spec"] = task.spec
-    return data
+def _refuse_unless_curator(request, view) -> None:
+    if not IsCurator().has_permission(request, view):
+        raise PermissionDenied(IsCurator.message)
+
+
+def _reviewer_context(request) -> dict:
+    return {"request": request, "is_reviewer": has_role(request.user, Role.REVIEWER)}
+
+
+def task_payload(task: SynthesizedTask, *, request) -> dict:
+    """One task as its caller may see it: reviewers also get the hidden rule and the spec."""
+    return TaskDetailOutput(task, context=_reviewer_context(request)).data
 
 
 class SeedListApi(ListAPIView):
     permission_classes = [IsViewer]
-    serializer_class = SeedOutput
+    serializer_class = SeedListOutput
+    filterset_class = SeedFilter
+    ordering_fields = ["name", "created_at", "n_rows", "n_features"]
+    ordering = ["name"]
+    queryset = Seed.objects.all()
 
-    def get_queryset(self):
-        return selectors.seed_list()
+    @extend_schema(operation_id="seeds_list", summary="List seeds")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
+    @extend_schema(operation_id="seeds_upload", summary="Upload a CSV seed (curators)", request=SeedUploadInput,
+                   responses={201: SeedOutput})
     def post(self, request):
-        if not IsCurator().has_permission(request, self):
-            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
+        _refuse_unless_curator(request, self)
         data = SeedUploadInput(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
@@ -59,20 +82,41 @@ class SeedListApi(ListAPIView):
 class SeedDetailApi(APIView):
     permission_classes = [IsViewer]
 
+    @extend_schema(operation_id="seeds_retrieve", responses=SeedOutput)
     def get(self, request, name):
         return Response(SeedOutput(get_object_or_404(Seed.objects.select_related("dna"), name=name)).data)
 
 
+class SeedDnaApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="seeds_dna", summary="A seed's DNA (structural statistics, no rows)",
+                   responses=SeedDnaOutput)
+    def get(self, request, name):
+        seed = get_object_or_404(Seed.objects.select_related("dna"), name=name)
+        dna = getattr(seed, "dna", None)
+        return Response(SeedDnaOutput({"seed": seed.name, "schema_version": dna.schema_version if dna else None,
+                                       "dna": dna.data if dna else {}}).data)
+
+
 class SynthesisRunListApi(ListAPIView):
     permission_classes = [IsViewer]
-    serializer_class = SynthesisRunOutput
+    serializer_class = SynthesisRunListOutput
+    filterset_class = SynthesisRunFilter
+    ordering_fields = ["created_at", "finished_at", "state", "count"]
+    ordering = ["-created_at", "-id"]
 
     def get_queryset(self):
-        return selectors.synthesis_run_list()
+        return SynthesisRun.objects.select_related("seed").defer("summary")
 
+    @extend_schema(operation_id="synthesis_runs_list", summary="List synthesis runs")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(operation_id="synthesis_runs_create", summary="Start a synthesis run (curators)",
+                   request=SynthesisRunInput, responses={201: SynthesisRunOutput})
     def post(self, request):
-        if not IsCurator().has_permission(request, self):
-            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
+        _refuse_unless_curator(request, self)
         data = SynthesisRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
@@ -86,13 +130,16 @@ class SynthesisRunListApi(ListAPIView):
 class SynthesisRunDetailApi(APIView):
     permission_classes = [IsViewer]
 
+    @extend_schema(operation_id="synthesis_runs_retrieve", responses=SynthesisRunOutput)
     def get(self, request, run_id):
-        return Response(SynthesisRunOutput(get_object_or_404(SynthesisRun, id=run_id)).data)
+        return Response(SynthesisRunOutput(get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)).data)
 
 
 class SynthesisRunCancelApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(operation_id="synthesis_runs_cancel", request=None, responses=SynthesisRunOutput,
+                   summary="Cancel a run (its creator, reviewers and admins)")
     def post(self, request, run_id):
         run = get_object_or_404(SynthesisRun, id=run_id)
         if not run.may_be_cancelled_by(request.user):
@@ -103,59 +150,130 @@ class SynthesisRunCancelApi(APIView):
         return Response(SynthesisRunOutput(run).data)
 
 
-class TaskListApi(APIView):
+class TaskListApi(ListAPIView):
     permission_classes = [IsViewer]
+    serializer_class = TaskListOutput
+    filterset_class = TaskFilter
+    ordering_fields = ["created_at", "reviewed_at", "task_id", "status", "difficulty", "domain_id", "modality", "title"]
+    reviewer_ordering_fields = ["rule_family"]
+    ordering = ["-created_at", "task_id"]
 
-    def get(self, request):
-        filters = {key: request.query_params.get(key, "") for key in ("status", "seed", "modality")}
-        if filters["status"] and filters["status"] not in SynthesizedTask.Status.values:
-            raise ValidationError({"status": [f"expected one of {', '.join(SynthesizedTask.Status.values)}"]})
-        run = request.query_params.get("run", "")
-        # str.isdigit() accepts '²', and a 20-digit id overflows the database's integer.
-        if run and not (run.isascii() and run.isdigit() and len(run) <= 18):
-            raise ValidationError({"run": ["expected a run id (a whole number)"]})
-        tasks = selectors.task_list(**filters, run_id=int(run) if run else None)[:500]
-        return Response([task_payload(task, user=request.user) for task in tasks])
+    def get_queryset(self):
+        # Only the list's columns: a task's spec and synthesis log are kilobytes of JSON each, and 500 of them per
+        # page were most of the list's time at 10,000 tasks.
+        return SynthesizedTask.objects.select_related("seed", "assigned_to").only(*TaskListOutput.Meta.columns)
+
+    def get_serializer_context(self):
+        return super().get_serializer_context() | _reviewer_context(self.request)
+
+    @extend_schema(operation_id="tasks_list", summary="List tasks (rule_family: reviewers only)")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+def _task(task_id: str) -> SynthesizedTask:
+    return get_object_or_404(SynthesizedTask.objects.select_related("seed", "seed__dna", "assigned_to"), task_id=task_id)
 
 
 class TaskDetailApi(APIView):
     permission_classes = [IsViewer]
 
+    @extend_schema(operation_id="tasks_retrieve", responses=TaskDetailOutput,
+                   summary="One task (hidden_rule and spec: reviewers only)")
     def get(self, request, task_id):
-        task = get_object_or_404(SynthesizedTask.objects.select_related("seed"), task_id=task_id)
-        data = task_payload(task, user=request.user)
-        data["comments"] = CommentOutput(selectors.task_comments_for(task=task, user=request.user), many=True).data
-        return Response(data)
+        return Response(task_payload(_task(task_id), request=request))
+
+
+class TaskDnaApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="tasks_dna", responses=TaskDnaOutput,
+                   summary="The task's DNA, measured from its public train.csv, beside its seed's")
+    def get(self, request, task_id):
+        task = _task(task_id)
+        key = f"task-dna:{task.bundle_sha256 or task.task_id}"  # a bundle never changes under its hash
+        measured = cache.get(key)
+        if measured is None:
+            target = (task.spec.get("domain") or {}).get("target_name", "")
+            measured = task_dna(bundle_dir=task.bundle_dir, target=target, task_type=task.task_type,
+                                metric=task.metric, modality=task.modality)
+            cache.set(key, measured, DNA_CACHE_SECONDS)
+        seed_dna = task.seed.dna.data if hasattr(task.seed, "dna") else {}
+        return Response(TaskDnaOutput({
+            "task_id": task.task_id, "seed": task.seed.name, "seed_dna": seed_dna, "task_dna": measured,
+            "differences": [row.__dict__ for row in dna_comparison(seed_dna, measured)],
+        }).data)
+
+
+class TaskFileListApi(APIView):
+    """A bundle holds a handful of files (public/ and private/), so this list is not paginated."""
+
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="tasks_files_list", responses=TaskFileOutput(many=True),
+                   summary="The task's bundle files (private/ only for reviewers)")
+    def get(self, request, task_id):
+        task = get_object_or_404(SynthesizedTask.objects.only("task_id", "bundle_dir"), task_id=task_id)
+        files = task_files.bundle_file_list(bundle_dir=task.bundle_dir,
+                                            include_private=has_role(request.user, Role.REVIEWER))
+        return Response(TaskFileOutput([
+            {"path": file.path, "size": file.size, "private": file.private,
+             "url": request.build_absolute_uri(reverse("api-task-file", args=[task.task_id, file.path]))}
+            for file in files
+        ], many=True).data)
+
+
+class TaskFileDownloadApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="tasks_files_download", summary="Download one bundle file (private/: reviewers)",
+                   responses={(200, "application/octet-stream"): OpenApiTypes.BINARY,
+                              403: OpenApiResponse(description="a private file, for a caller without the reviewer role"),
+                              404: OpenApiResponse(description="no such file in the bundle")})
+    def get(self, request, task_id, path):
+        task = get_object_or_404(SynthesizedTask.objects.only("task_id", "bundle_dir"), task_id=task_id)
+        is_reviewer = has_role(request.user, Role.REVIEWER)
+        if path.startswith(task_files.PRIVATE) and not is_reviewer:
+            raise PermissionDenied("Private files need the reviewer role.")
+        content = task_files.bundle_file_read(bundle_dir=task.bundle_dir, path=path, include_private=is_reviewer)
+        if content is None:
+            return Response({"detail": f"no file {path!r} in the task's bundle"}, status=status.HTTP_404_NOT_FOUND)
+        response = HttpResponse(content, content_type=mimetypes.guess_type(path)[0] or "application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="{path.rsplit("/", 1)[-1]}"'
+        return response
 
 
 class TaskApproveApi(APIView):
     permission_classes = [IsReviewer]
 
+    @extend_schema(operation_id="tasks_approve", request=ReviewDecisionInput, responses=TaskDetailOutput)
     def post(self, request, task_id):
         task = get_object_or_404(SynthesizedTask, task_id=task_id)
         data = ReviewDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
         task = _service_call(lambda: services.task_approve(task=task, user=request.user, comment=data.validated_data["comment"]))
-        return Response(task_payload(task, user=request.user))
+        return Response(task_payload(task, request=request))
 
 
 class TaskRejectApi(APIView):
     permission_classes = [IsReviewer]
 
+    @extend_schema(operation_id="tasks_reject", request=RejectInput, responses=TaskDetailOutput)
     def post(self, request, task_id):
         task = get_object_or_404(SynthesizedTask, task_id=task_id)
         data = RejectInput(data=request.data)
         data.is_valid(raise_exception=True)
         task = _service_call(lambda: services.task_reject(task=task, user=request.user, reason=data.validated_data["reason"]))
-        return Response(task_payload(task, user=request.user))
+        return Response(task_payload(task, request=request))
 
 
 class TaskCommentApi(APIView):
     permission_classes = [IsReviewer]
 
+    @extend_schema(operation_id="tasks_comment", request=TaskCommentInput, responses={201: CommentOutput})
     def post(self, request, task_id):
         task = get_object_or_404(SynthesizedTask, task_id=task_id)
-        data = CommentInput(data=request.data)
+        data = TaskCommentInput(data=request.data)
         data.is_valid(raise_exception=True)
         comment = _service_call(lambda: services.task_comment_add(task=task, user=request.user, **data.validated_data))
         return Response(CommentOutput(comment).data, status=status.HTTP_201_CREATED)
@@ -163,15 +281,32 @@ class TaskCommentApi(APIView):
 
 class TaskSetListApi(ListAPIView):
     permission_classes = [IsViewer]
-    serializer_class = TaskSetOutput
+    serializer_class = TaskSetListOutput
+    filterset_class = TaskSetFilter
+    ordering_fields = ["name", "created_at", "task_count"]
+    ordering = ["name"]
 
     def get_queryset(self):
-        return TaskSet.objects.prefetch_related("tasks")
+        return selectors.task_set_list().select_related("created_by")
 
+    @extend_schema(operation_id="task_sets_list", summary="List task sets")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(operation_id="task_sets_create", summary="Make a task set of approved tasks (curators)",
+                   request=TaskSetInput, responses={201: TaskSetOutput})
     def post(self, request):
-        if not IsCurator().has_permission(request, self):
-            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
+        _refuse_unless_curator(request, self)
         data = TaskSetInput(data=request.data)
         data.is_valid(raise_exception=True)
         task_set = _service_call(lambda: services.task_set_create(user=request.user, **data.validated_data))
         return Response(TaskSetOutput(task_set).data, status=status.HTTP_201_CREATED)
+
+
+class TaskSetDetailApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="task_sets_retrieve", responses=TaskSetOutput)
+    def get(self, request, name):
+        task_set = get_object_or_404(TaskSet.objects.select_related("created_by").prefetch_related("tasks"), name=name)
+        return Response(TaskSetOutput(task_set).data)

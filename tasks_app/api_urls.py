@@ -7,13 +7,18 @@ from tasks_app import api
 urlpatterns = [
     path("seeds/", api.SeedListApi.as_view(), name="api-seed-list"),
     path("seeds/<slug:name>/", api.SeedDetailApi.as_view(), name="api-seed-detail"),
+    path("seeds/<slug:name>/dna/", api.SeedDnaApi.as_view(), name="api-seed-dna"),
     path("synthesis-runs/", api.SynthesisRunListApi.as_view(), name="api-synthesis-run-list"),
     path("synthesis-runs/<int:run_id>/", api.SynthesisRunDetailApi.as_view(), name="api-synthesis-run-detail"),
     path("synthesis-runs/<int:run_id>/cancel/", api.SynthesisRunCancelApi.as_view(), name="api-synthesis-run-cancel"),
     path("tasks/", api.TaskListApi.as_view(), name="api-task-list"),
     path("tasks/<str:task_id>/", api.TaskDetailApi.as_view(), name="api-task-detail"),
+    path("tasks/<str:task_id>/dna/", api.TaskDnaApi.as_view(), name="api-task-dna"),
+    path("tasks/<str:task_id>/files/", api.TaskFileListApi.as_view(), name="api-task-files"),
+    path("tasks/<str:task_id>/files/<path:path>", api.TaskFileDownloadApi.as_view(), name="api-task-file"),
     path("tasks/<str:task_id>/approve/", api.TaskApproveApi.as_view(), name="api-task-approve"),
     path("tasks/<str:task_id>/reject/", api.TaskRejectApi.as_view(), name="api-task-reject"),
     path("tasks/<str:task_id>/comments/", api.TaskCommentApi.as_view(), name="api-task-comment"),
     path("task-sets/", api.TaskSetListApi.as_view(), name="api-task-set-list"),
+    path("task-sets/<slug:name>/", api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
@@ -52,6 +53,8 @@ class LatencyStudyListApi(ListAPIView):
     def get_queryset(self):
         return selectors.latency_study_list()
 
+    @extend_schema(operation_id="latency_studies_launch", request=LatencyStudyInput,
+                   responses={201: LatencyStudyOutput})
     def post(self, request):
         if not IsCurator().has_permission(request, self):
             return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
@@ -79,10 +82,13 @@ class LatencyStudyListApi(ListAPIView):
 class LatencyStudyDetailApi(APIView):
     permission_classes = [IsViewer]
 
+    @extend_schema(operation_id="latency_studies_retrieve", responses=LatencyStudyOutput)
     def get(self, request, study_id):
         return Response(LatencyStudyOutput(get_object_or_404(LatencyStudy, id=study_id)).data)
 
 
+@extend_schema_view(post=extend_schema(operation_id="latency_studies_cancel", request=None,
+                                       responses=LatencyStudyOutput))
 class LatencyStudyCancelApi(JobCancelApi):
     model = LatencyStudy
     output_serializer = LatencyStudyOutput

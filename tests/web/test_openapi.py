@@ -37,3 +37,11 @@ def test_docs_pages_load_their_scripts_from_our_static_files(client_for, url, as
     assert any(source.endswith(asset) for source in sources), sources
     # Every asset the page loads is ours: a relative /static/ path, never another host.
     assert all(source.startswith("/static/") or source.startswith("/api/") for source in sources), sources
+
+
+def test_schema_generates_without_errors_or_warnings(db, tmp_path):
+    """What `manage.py spectacular --validate --fail-on-warn` checks, so an unannotated view fails here first."""
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(out), "--validate", "--fail-on-warn")
+    schema = yaml.safe_load(out.read_text())
+    assert schema["paths"], "the schema lists no endpoint"
