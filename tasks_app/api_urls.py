@@ -22,3 +22,8 @@ urlpatterns = [
     path("task-sets/", api.TaskSetListApi.as_view(), name="api-task-set-list"),
     path("task-sets/<slug:name>/", api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
 ]
+
+# The review workflow's routes live beside their views (tasks_app.api_review_urls).
+from tasks_app.api_review_urls import urlpatterns as review_urlpatterns  # noqa: E402
+
+urlpatterns += review_urlpatterns
