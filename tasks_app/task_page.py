@@ -48,7 +48,8 @@ def task_presentation(*, task, include_private: bool) -> dict:
         "feature_charts": public["feature_charts"], "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
         "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
-        "synthesis_log": task.log or [],
+        # The rule stage names the hidden rule family and the columns it reads: reviewers only.
+        "synthesis_log": [entry for entry in task.log or [] if include_private or entry.get("stage") != "rule"],
         "rollout_stats": rollout_stats_by_task(task_ids=[task.pk]).get(task.pk),
         "previous_version": previous,
         "version_number": regenerate.version_number(task),
