@@ -8,6 +8,14 @@ from sandmle_web.api_lists import IdFilter
 from sandmle_web.jobs import JobState
 from training_app.models import EvalCampaign, RolloutBatch, TrainingRun, Trajectory
 
+# NullBooleanField reads "maybe" as no filter at all; a strict choice makes it a 400 naming the field.
+BOOLEAN_CHOICES = [("true", "true"), ("false", "false")]
+
+
+def _boolean_filter(**kwargs) -> django_filters.TypedChoiceFilter:
+    return django_filters.TypedChoiceFilter(choices=BOOLEAN_CHOICES, coerce=lambda value: value == "true", **kwargs)
+
+
 MILESTONES = [(name, name) for name in ("gold", "silver", "bronze", "median", "none")]
 
 
@@ -34,7 +42,7 @@ class TrajectoryFilter(django_filters.FilterSet):
     termination = django_filters.CharFilter(max_length=32, help_text="how the episode ended, e.g. submitted")
     milestone = django_filters.ChoiceFilter(method="filter_milestone", choices=MILESTONES,
                                             help_text="the best milestone reached; none for no medal")
-    valid_submission = django_filters.BooleanFilter()
+    valid_submission = _boolean_filter()
 
     class Meta:
         model = Trajectory
@@ -48,7 +56,7 @@ class TrainingRunFilter(django_filters.FilterSet):
     state = django_filters.ChoiceFilter(choices=JobState.choices)
     kind = django_filters.ChoiceFilter(choices=TrainingRun.Kind.choices)
     task_set = _name_filter("task_set__name", "the task set's name")
-    smoke_model = django_filters.BooleanFilter()
+    smoke_model = _boolean_filter()
 
     class Meta:
         model = TrainingRun
