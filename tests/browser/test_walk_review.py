@@ -47,14 +47,16 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
 
     page.click("#flow-nav >> text=Review")
     page.wait_for_url("**/review/")
+    pending_ids = {t.task_id for t in stored_tasks if t.status == "pending_review"}
+    assert set(page.locator("#review-queue tbody a").all_inner_texts()) == pending_ids
     shot(page, "01-queue")
+    page.fill("#queue-filters input[name=domain]", task.domain_id)
     page.fill("#queue-filters input[name=rule_family]", task.rule_family)
     page.select_option("#queue-filters select[name=assignee]", "anyone")
     page.click("#queue-filters button[type=submit]")
-    page.wait_for_url(f"**rule_family={task.rule_family}**")
+    page.wait_for_url(f"**domain={task.domain_id}**")
     listed = page.locator("#review-queue tbody a").all_inner_texts()
-    expected = {t.task_id for t in stored_tasks if t.rule_family == task.rule_family and t.status == "pending_review"}
-    assert set(listed) == expected
+    assert listed == [task.task_id]  # the other pending iris task is of another domain
     shot(page, "02-queue-filtered")
 
     page.click(f"#review-queue >> text={task.task_id}")
@@ -74,6 +76,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     assert page.locator("#review .thread >> text=Petal widths cluster tightly").count() == 1
     _decide(page, "request_changes", REASON_CHANGES)
     assert _status(page) == "changes requested"
+    # Out of review the panel takes comments only: a decision would be refused anyway.
+    assert page.locator("#review-form select[name=verdict] option").all_inner_texts() == ["comment"]
     shot(page, "04-changes-requested")
 
     page.fill("#reopen-form textarea[name=reason]", REASON_REOPEN)
@@ -96,8 +100,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     rows = other.locator("#audit-history tbody tr")
     history = [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())]
     steps = [(who, change.replace("\xa0", " ").split("→")[-1].strip(), why) for _, who, change, why, _ in history]
-    assert ("reviewer", "needs_changes", REASON_CHANGES) in steps
-    assert ("reviewer", "pending_review", REASON_REOPEN) in steps
+    assert ("reviewer", "changes requested", REASON_CHANGES) in steps
+    assert ("reviewer", "pending review", REASON_REOPEN) in steps
     assert ("reviewer-b", "approved", "Agree with the first reviewer.") in steps
     whoever = {who for who, _, _ in steps}
     assert {"reviewer", "reviewer-b"} <= whoever
@@ -110,7 +114,10 @@ def test_reviewer_comments_on_one_trajectory_turn(login_as, live_server, finishe
     assert trajectory.n_turns >= 2
     page = login_as("reviewer")
     page.goto(f"{live_server.url}/trajectories/{trajectory.id}/")
+    # Turn comments are stored from 0 and shown from 1, as the trajectory numbers its turns: #turn-1 is "Turn 2".
     turn = page.locator("#turn-1")
+    assert turn.locator("h3").inner_text() == "Turn 2"
+    assert page.locator(".turn .muted >> text=/^turn 2 ·/").count() == 1
     turn.locator("summary").click()
     turn.locator("textarea[name=body]").fill("This turn reads the private answers? Check the sandbox log.")
     turn.locator("button[type=submit]").click()
