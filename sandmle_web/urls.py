@@ -5,7 +5,9 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 
 from accounts.views import ThrottledLoginView, ThrottledTokenView
+from django.http import JsonResponse
 from django.urls import include, path
+from django.views.defaults import page_not_found
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from sandmle_web.health import health
@@ -28,3 +30,13 @@ urlpatterns = [
     path("api/", include("tasks_app.api_urls")),
     path("api/", include("training_app.api_urls")),
 ]
+
+
+def not_found(request, exception):
+    """Under /api/ a URL that matches no route (say a negative id) answers JSON like DRF's own 404s; pages keep HTML."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found: no API endpoint or object at this address."}, status=404)
+    return page_not_found(request, exception)
+
+
+handler404 = not_found

@@ -6,8 +6,9 @@ from tasks_app import api
 
 urlpatterns = [
     path("seeds/", api.SeedListApi.as_view(), name="api-seed-list"),
-    path("seeds/<slug:name>/", api.SeedDetailApi.as_view(), name="api-seed-detail"),
-    path("seeds/<slug:name>/dna/", api.SeedDnaApi.as_view(), name="api-seed-dna"),
+    # <str:>, not <slug:>: a name with other characters reaches the view and gets its JSON 404, not an HTML page.
+    path("seeds/<str:name>/", api.SeedDetailApi.as_view(), name="api-seed-detail"),
+    path("seeds/<str:name>/dna/", api.SeedDnaApi.as_view(), name="api-seed-dna"),
     path("synthesis-runs/", api.SynthesisRunListApi.as_view(), name="api-synthesis-run-list"),
     path("synthesis-runs/<int:run_id>/", api.SynthesisRunDetailApi.as_view(), name="api-synthesis-run-detail"),
     path("synthesis-runs/<int:run_id>/cancel/", api.SynthesisRunCancelApi.as_view(), name="api-synthesis-run-cancel"),
@@ -20,7 +21,7 @@ urlpatterns = [
     path("tasks/<str:task_id>/reject/", api.TaskRejectApi.as_view(), name="api-task-reject"),
     path("tasks/<str:task_id>/comments/", api.TaskCommentApi.as_view(), name="api-task-comment"),
     path("task-sets/", api.TaskSetListApi.as_view(), name="api-task-set-list"),
-    path("task-sets/<slug:name>/", api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
+    path("task-sets/<str:name>/", api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
 ]
 
 # The review workflow's routes live beside their views (tasks_app.api_review_urls).
