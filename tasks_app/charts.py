@@ -132,7 +132,8 @@ def ladder_chart(*, ladder: dict, milestones: dict, milestone_sources: dict | No
     values = [value for _, value in scored] + [float(v) for v in (milestones or {}).values() if v is not None]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or 0.05
-    figure.update_layout(**_layout(title, height=120 + 34 * len(scored), showlegend=False,
+    # A tall top margin: the slanted threshold labels rise about 50 px above the plot and must not run into the title.
+    figure.update_layout(**_layout(title, height=160 + 34 * len(scored), showlegend=False,
                                    xaxis=dict(title=metric or "score", range=[low - pad, high + pad]),
-                                   margin=dict(l=80, r=20, t=90, b=40)))
+                                   margin=dict(l=80, r=20, t=130, b=40)))
     return _as_json(figure)
