@@ -71,6 +71,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
         assert chart.locator(".main-svg g.trace .point").count() >= 2, f"chart {index} has no data points"
     assert page.locator("#approval-count").inner_text() == "0 of 2"
     shot(page, "03-task-pending")
+    page.click("#jump-to-review")  # the panel sits below a long page of task detail: the header links to it
+    assert page.locator("#review-form").is_visible()
 
     _decide(page, "comment", "Petal widths cluster tightly; is the threshold near the boundary?")
     assert page.locator("#review .thread >> text=Petal widths cluster tightly").count() == 1
