@@ -1,4 +1,7 @@
-"""Fuzz the REST API from its own OpenAPI schema with schemathesis, as each role: no 5xx, and every 4xx says why."""
+"""Fuzz the REST API from its own OpenAPI schema with schemathesis, as each role: no 5xx, and every 4xx says why.
+
+fuzz_role and known_path_values are shared with bench/faults_input.py, so the test and the figure fuzz alike.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ EXAMPLES_PER_OPERATION = 4
 MIN_TOTAL_CASES = 500
 
 
-def _known_path_values(finished_batch, stored_tasks) -> dict[str, list]:
+def known_path_values(finished_batch, stored_tasks) -> dict[str, list]:
     """Real ids per path parameter name, so a share of the cases reach rows that exist instead of only 404s."""
     from tasks_app.models import Seed, SynthesisRun
 
@@ -46,7 +49,7 @@ def _says_what_was_wrong(body) -> bool:
     return isinstance(body, str) and bool(body.strip())
 
 
-def _fuzz_role(schema, app, role, user, known, failures, answered) -> int:
+def fuzz_role(schema, app, role, user, known, failures, answered) -> int:
     cases = 0
     for result in schema.get_all_operations():
         operation = result.ok()
@@ -88,7 +91,7 @@ def test_fuzzing_every_operation_as_each_role_finds_no_server_error_and_every_4x
     raw = api_for("viewer").get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     schema = schemathesis.openapi.from_dict(raw)
     app = get_wsgi_application()
-    known = _known_path_values(finished_batch, stored_tasks)
+    known = known_path_values(finished_batch, stored_tasks)
     failures: list[str] = []
     per_role, answered = {}, {}
     # The real WSGI handler closes the connection after each request; the test's transaction lives on that
@@ -99,7 +102,7 @@ def test_fuzzing_every_operation_as_each_role_finds_no_server_error_and_every_4x
         # Jobs the fuzz launches are enqueued on commit; the test's transaction never commits, so no broker is needed.
         with django_capture_on_commit_callbacks(execute=False):
             for role in ROLES:
-                per_role[role] = _fuzz_role(schema, app, role, users[role], known, failures, answered)
+                per_role[role] = fuzz_role(schema, app, role, users[role], known, failures, answered)
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
