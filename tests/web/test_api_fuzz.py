@@ -112,3 +112,12 @@ def test_fuzzing_every_operation_as_each_role_finds_no_server_error_and_every_4x
     # The known ids make the fuzz reach real rows: each role gets real answers, not only refusals.
     assert all(answered.get(role, 0) >= 20 for role in ROLES), answered
     assert not failures, f"{len(failures)} of {total} cases failed:\n" + "\n".join(failures[:40])
+
+
+def test_an_unrouted_api_url_answers_a_json_404_and_a_page_url_html(api_for, client_for):
+    """What the fuzz found: <int:> and <slug:> routes miss a negative id or an odd name, and Django's HTML 404 answered."""
+    for url in ("/api/no-such-endpoint/", "/api/trajectories/-1/", "/api/seeds/%C3%B9/"):
+        response = api_for("viewer").get(url)
+        assert response.status_code == 404 and response.json()["detail"], url
+    page = client_for("viewer").get("/no-such-page/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
