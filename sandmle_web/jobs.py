@@ -182,14 +182,6 @@ class Job(models.Model):
         )
 
     @classmethod
-    def fail_stale(cls) -> int:
-        """Fail running rows whose heartbeat stopped: a killed worker loses its message, the row notices."""
-        cutoff = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
-        return cls.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff).update(
-            state=JobState.FAILED, finished_at=timezone.now(), error="worker lost: no heartbeat"
-        )
-
-    @classmethod
     def sweep_stale(cls) -> tuple[list[int], int]:
         """Rows whose worker died: queued again while claims remain, failed with the reason once they run out.
 

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import Seed, SynthesizedTask
 from tasks_app.services import ServiceError
 from training_app import latency_selectors as selectors
@@ -17,6 +18,7 @@ from training_app.models import LatencyStudy
 
 
 @role_required(Role.VIEWER)
+@bad_page_is_400
 def latency_list(request):
     choices = {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
     form = LatencyStudyForm(**choices)
@@ -38,8 +40,9 @@ def latency_list(request):
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
-    return render(request, "training/latency_list.html",
-                  {"studies": selectors.latency_study_list()[:100], "form": form}, status=status)
+    page = paginate(request, selectors.latency_study_list().order_by("-created_at", "-id"))
+    return render(request, "training/latency_list.html", {"studies": page, "page": page, "form": form},
+                  status=status)
 
 
 def _study_or_404(study_id: int) -> LatencyStudy:

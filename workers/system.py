@@ -54,8 +54,3 @@ def sweep_lost_jobs() -> dict:
         report[model.__name__] = {"requeued": len(requeued), "failed": failed, "resent": len(resent)}
     return report
 
-
-@shared_task(name="workers.system.fail_stale_jobs")
-def fail_stale_jobs() -> dict:
-    """The sweep under its former name: beat schedules saved before the rename still reach it."""
-    return sweep_lost_jobs()

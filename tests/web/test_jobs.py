@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 
 from sandmle_web.jobs import JobState
 from tasks_app.models import Seed, SynthesisRun
@@ -49,10 +47,3 @@ def test_cancel_queued_at_once_and_running_at_next_beat(run, db):
     other.refresh_from_db()
     assert other.state == JobState.RUNNING and other.cancel_requested
 
-
-def test_fail_stale(run, settings):
-    SynthesisRun.claim(run.id)
-    SynthesisRun.objects.filter(id=run.id).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S + 5))
-    assert SynthesisRun.fail_stale() == 1
-    run.refresh_from_db()
-    assert run.state == JobState.FAILED and "heartbeat" in run.error
