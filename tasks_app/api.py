@@ -16,15 +16,15 @@ from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import IsCurator, IsReviewer, IsViewer
+from accounts.permissions import IsCurator, IsViewer
 from accounts.roles import Role, has_role
 from tasks_app import selectors, services, task_files
 from tasks_app.filters import SeedFilter, SynthesisRunFilter, TaskFilter, TaskSetFilter
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.serializers import (
-    TaskCommentInput, CommentOutput, RejectInput, ReviewDecisionInput, SeedDnaOutput, SeedListOutput, SeedOutput,
-    SeedUploadInput, SynthesisRunInput, SynthesisRunListOutput, SynthesisRunOutput, TaskDetailOutput, TaskDnaOutput,
-    TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput, TaskSetOutput,
+    SeedDnaOutput, SeedListOutput, SeedOutput, SeedUploadInput, SynthesisRunInput, SynthesisRunListOutput,
+    SynthesisRunOutput, TaskDetailOutput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput,
+    TaskSetOutput,
 )
 from tasks_app.task_dna import dna_comparison, task_dna
 
@@ -241,42 +241,6 @@ class TaskFileDownloadApi(APIView):
         response = HttpResponse(content, content_type=mimetypes.guess_type(path)[0] or "application/octet-stream")
         response["Content-Disposition"] = f'attachment; filename="{path.rsplit("/", 1)[-1]}"'
         return response
-
-
-class TaskApproveApi(APIView):
-    permission_classes = [IsReviewer]
-
-    @extend_schema(operation_id="tasks_approve", request=ReviewDecisionInput, responses=TaskDetailOutput)
-    def post(self, request, task_id):
-        task = get_object_or_404(SynthesizedTask, task_id=task_id)
-        data = ReviewDecisionInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        task = _service_call(lambda: services.task_approve(task=task, user=request.user, comment=data.validated_data["comment"]))
-        return Response(task_payload(task, request=request))
-
-
-class TaskRejectApi(APIView):
-    permission_classes = [IsReviewer]
-
-    @extend_schema(operation_id="tasks_reject", request=RejectInput, responses=TaskDetailOutput)
-    def post(self, request, task_id):
-        task = get_object_or_404(SynthesizedTask, task_id=task_id)
-        data = RejectInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        task = _service_call(lambda: services.task_reject(task=task, user=request.user, reason=data.validated_data["reason"]))
-        return Response(task_payload(task, request=request))
-
-
-class TaskCommentApi(APIView):
-    permission_classes = [IsReviewer]
-
-    @extend_schema(operation_id="tasks_comment", request=TaskCommentInput, responses={201: CommentOutput})
-    def post(self, request, task_id):
-        task = get_object_or_404(SynthesizedTask, task_id=task_id)
-        data = TaskCommentInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        comment = _service_call(lambda: services.task_comment_add(task=task, user=request.user, **data.validated_data))
-        return Response(CommentOutput(comment).data, status=status.HTTP_201_CREATED)
 
 
 class TaskSetListApi(ListAPIView):

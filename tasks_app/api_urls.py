@@ -17,14 +17,12 @@ urlpatterns = [
     path("tasks/<str:task_id>/dna/", api.TaskDnaApi.as_view(), name="api-task-dna"),
     path("tasks/<str:task_id>/files/", api.TaskFileListApi.as_view(), name="api-task-files"),
     path("tasks/<str:task_id>/files/<path:path>", api.TaskFileDownloadApi.as_view(), name="api-task-file"),
-    path("tasks/<str:task_id>/approve/", api.TaskApproveApi.as_view(), name="api-task-approve"),
-    path("tasks/<str:task_id>/reject/", api.TaskRejectApi.as_view(), name="api-task-reject"),
-    path("tasks/<str:task_id>/comments/", api.TaskCommentApi.as_view(), name="api-task-comment"),
     path("task-sets/", api.TaskSetListApi.as_view(), name="api-task-set-list"),
     path("task-sets/<str:name>/", api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
 ]
 
-# The review workflow's routes live beside their views (tasks_app.api_review_urls).
+# The review workflow's routes live beside their views (tasks_app.api_review_urls): decisions (approve, reject,
+# request changes) are POST tasks/<id>/reviews/, comments POST tasks/<id>/threads/.
 from tasks_app.api_review_urls import urlpatterns as review_urlpatterns  # noqa: E402
 
 urlpatterns += review_urlpatterns

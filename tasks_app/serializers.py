@@ -136,20 +136,6 @@ class TaskFileOutput(serializers.Serializer):
     url = serializers.CharField(help_text="the download endpoint")
 
 
-class ReviewDecisionInput(serializers.Serializer):
-    comment = serializers.CharField(required=False, default="", allow_blank=True)
-
-
-class RejectInput(serializers.Serializer):
-    reason = serializers.CharField()
-
-
-class TaskCommentInput(serializers.Serializer):
-    body = serializers.CharField()
-    visibility = serializers.ChoiceField(choices=ReviewComment.Visibility.choices,
-                                         default=ReviewComment.Visibility.REVIEWERS)
-
-
 class CommentOutput(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", allow_null=True)
 

@@ -25,6 +25,8 @@ class DnaRow:
 
 
 def task_dna(*, bundle_dir: str, target: str, task_type: str, metric: str, modality: str) -> dict:
+    if modality == "image":
+        return {}  # an image task's train.csv names image files; its pixels (the seed DNA's features) are not in it
     train = read_public_frame(bundle_dir, "train.csv")
     if train is None or target not in train.columns:
         return {}

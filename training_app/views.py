@@ -52,7 +52,7 @@ def _batch_or_404(batch_id: int) -> RolloutBatch:
 @bad_page_is_400
 def rollout_batch_detail(request, batch_id):
     batch = _batch_or_404(batch_id)
-    if request.method == "POST" and has_role(request.user, Role.CURATOR):
+    if request.method == "POST":  # cancel: a viewer's POST is refused like every other job page's
         if not batch.may_be_cancelled_by(request.user):
             return render(request, "403.html",
                           {"reason": "Only the batch's creator, reviewers and admins may cancel it."}, status=403)

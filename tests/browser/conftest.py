@@ -45,7 +45,9 @@ def live_server_on_plain_http(django_db_blocker):
     settings.SECURE_HSTS_SECONDS = 0
 
 
-# --- Shared by the walks (test_walk_*.py): screenshots, a second login, a real Celery worker, the hidden values. ---
+# --- Shared by the walks (test_walk_*.py): screenshots, a second login, a real Celery worker. ---
+# The hidden values the viewer's walk looks for live in tests/hidden_values.py, shared with the role matrix.
+from tests.hidden_values import hidden_values  # noqa: E402,F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,28 +121,3 @@ def wait_for_job_state(page, selector: str, timeout_s: float) -> str:
         arg=selector, timeout=timeout_s * 1000, polling=500)
     page.wait_for_load_state("load")
     return page.locator(selector).inner_text().strip()
-
-
-def hidden_values(task) -> list[str]:
-    """Strings only a reviewer may read for this task: the rule's family, words and exact parameters, the answers."""
-    from tasks_app import bundle_files
-
-    rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
-    values = [task.rule_family, rule["description"][:40]]
-
-    def exact_numbers(node):
-        # The rule's thresholds at full precision (the description rounds them): they appear nowhere public.
-        if isinstance(node, float) and len(repr(node)) >= 7:
-            yield repr(node)
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                if key != "description":
-                    yield from exact_numbers(value)
-        elif isinstance(node, list):
-            for value in node:
-                yield from exact_numbers(value)
-
-    values += list(exact_numbers(rule))[:6]
-    answers = bundle_files.read_text(task.bundle_dir, "private/answers.csv").splitlines()
-    values.append("\n".join(answers[1:4]))  # three answer rows in a row, as the reviewer's preview shows them
-    return [value for value in values if value and value.strip()]

@@ -8,7 +8,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from tests.browser.conftest import hidden_values
+from tests.hidden_values import hidden_values
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

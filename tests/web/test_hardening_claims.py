@@ -25,8 +25,9 @@ def test_other_reviewer_cannot_decide_a_claimed_task(claimed, api_for, client_fo
     other = user_create(username="reviewer2", password="pw-reviewer2", role=Role.REVIEWER)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {user_token(user=other)}")
-    for action, body in (("approve", {}), ("reject", {"reason": "mine now"})):
-        response = api.post(f"/api/tasks/{claimed.task_id}/{action}/", body, format="json")
+    for verdict in ("approve", "reject"):
+        response = api.post(f"/api/tasks/{claimed.task_id}/reviews/", {"verdict": verdict, "reason": "mine now"},
+                            format="json")
         assert response.status_code == 400
         assert "claimed by reviewer" in response.json()["assigned_to"][0]
     claimed.refresh_from_db()
@@ -34,10 +35,12 @@ def test_other_reviewer_cannot_decide_a_claimed_task(claimed, api_for, client_fo
 
 
 def test_claimant_and_admin_may_decide(claimed, api_for, stored_tasks, users):
-    response = api_for("reviewer").post(f"/api/tasks/{claimed.task_id}/approve/", {}, format="json")
-    assert response.status_code == 200 and response.json()["status"] == "approved"
+    response = api_for("reviewer").post(f"/api/tasks/{claimed.task_id}/reviews/", {"verdict": "approve",
+                                                                                   "reason": "fine"}, format="json")
+    assert response.status_code == 201 and response.json()["status"] == "approved"
 
 
 def test_admin_overrides_a_claim(claimed, api_for):
-    response = api_for("admin").post(f"/api/tasks/{claimed.task_id}/reject/", {"reason": "duplicate"}, format="json")
-    assert response.status_code == 200 and response.json()["status"] == "rejected"
+    response = api_for("admin").post(f"/api/tasks/{claimed.task_id}/reviews/", {"verdict": "reject",
+                                                                                "reason": "duplicate"}, format="json")
+    assert response.status_code == 201 and response.json()["status"] == "rejected"

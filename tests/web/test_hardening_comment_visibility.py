@@ -37,10 +37,10 @@ def test_reviewers_see_every_comment(discussed, client_for, api_for):
 def test_visibility_is_chosen_when_commenting(stored_tasks, api_for, client_for):
     task = stored_tasks[0]
     api = api_for("reviewer")
-    assert api.post(f"/api/tasks/{task.task_id}/comments/", {"body": "a"}, format="json").json()["visibility"] == "reviewers"
-    shared = api.post(f"/api/tasks/{task.task_id}/comments/", {"body": "b", "visibility": "everyone"}, format="json")
+    assert api.post(f"/api/tasks/{task.task_id}/threads/", {"body": "a"}, format="json").json()["visibility"] == "reviewers"
+    shared = api.post(f"/api/tasks/{task.task_id}/threads/", {"body": "b", "visibility": "everyone"}, format="json")
     assert shared.status_code == 201 and shared.json()["visibility"] == "everyone"
-    bad = api.post(f"/api/tasks/{task.task_id}/comments/", {"body": "c", "visibility": "world"}, format="json")
+    bad = api.post(f"/api/tasks/{task.task_id}/threads/", {"body": "c", "visibility": "world"}, format="json")
     assert bad.status_code == 400 and "visibility" in bad.json()
     client_for("reviewer").post(f"/tasks/{task.task_id}/", {"verdict": "comment", "body": "d", "visibility": "everyone"})
     assert ReviewComment.objects.get(body="d").visibility == "everyone"

@@ -39,16 +39,19 @@ def test_approve_through_the_page(client_for, pending, users):
 
 def test_reject_needs_a_reason(client_for, api_for, pending):
     assert client_for("reviewer").post(f"/tasks/{pending.task_id}/", {"verdict": "reject", "body": ""}).status_code == 400
-    response = api_for("reviewer").post(f"/api/tasks/{pending.task_id}/reject/", {"reason": ""}, format="json")
+    reviews = f"/api/tasks/{pending.task_id}/reviews/"
+    response = api_for("reviewer").post(reviews, {"verdict": "reject", "reason": ""}, format="json")
     assert response.status_code == 400 and "reason" in response.json()
-    response = api_for("reviewer").post(f"/api/tasks/{pending.task_id}/reject/", {"reason": "rule too easy"}, format="json")
-    assert response.status_code == 200 and response.json()["status"] == "rejected"
-    assert response.json()["rejected_by"] == "reviewer"
+    response = api_for("reviewer").post(reviews, {"verdict": "reject", "reason": "rule too easy"}, format="json")
+    assert response.status_code == 201 and response.json()["status"] == "rejected"
+    pending.refresh_from_db()
+    assert pending.rejected_by == "reviewer"
 
 
 def test_second_decision_is_refused(api_for, pending):
-    assert api_for("reviewer").post(f"/api/tasks/{pending.task_id}/approve/", {}, format="json").status_code == 200
-    response = api_for("admin").post(f"/api/tasks/{pending.task_id}/reject/", {"reason": "late"}, format="json")
+    reviews = f"/api/tasks/{pending.task_id}/reviews/"
+    assert api_for("reviewer").post(reviews, {"verdict": "approve", "reason": "fine"}, format="json").status_code == 201
+    response = api_for("admin").post(reviews, {"verdict": "reject", "reason": "late"}, format="json")
     assert response.status_code == 400 and "not pending review" in response.json()["status"][0]
 
 

@@ -1,0 +1,159 @@
+"""A studio with one real object behind every URL parameter, for the role × endpoint matrix (tests/web/test_role_matrix.py).
+
+Every job ran through the engine or the worker's own task function where that is cheap (a rollout batch, a campaign,
+a latency study), so pages and downloads show real records; the training run's rows are written as its worker would
+write them (a GRPO step needs torch, which the matrix does not: the trajectories file holds real rollout records)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.hidden_values import hidden_values
+
+REVIEWERS_ONLY_NOTE = "matrix note: the second band is the giveaway"
+TURN_NOTE = "matrix turn note: this call reads the private folder"
+
+
+@dataclass
+class Studio:
+    seed: object
+    synthesis_run: object
+    pending: object  # a task waiting for review: the review routes act on it
+    approved: object  # a task of the task set, with trajectories in the batch
+    image_task: object
+    image_name: str
+    task_set: object
+    batch: object
+    trajectory: object
+    comment: object
+    turn_comment: object
+    saved_view: object
+    campaign: object
+    episode: object
+    training_run: object
+    training_step: int
+    latency_study: object
+    secrets: list[str] = field(default_factory=list)
+
+    def job(self, label: str):
+        """The studio's job of the model with this label ('tasks_app.synthesisrun')."""
+        jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study]
+        return next(job for job in jobs if job._meta.label_lower == label)
+
+
+def _store_copy(*, run, result, task_id: str):
+    """One more stored task from an engine result under a new id: the same bundle, waiting for review."""
+    from tasks_app import services
+
+    return services.synthesized_task_store(run=run, result=type(result)(**{**result.__dict__, "task_id": task_id}))
+
+
+def _image_task(*, users, out_dir: Path):
+    from sandmle.seeds import load_bundled_seed
+    from sandmle.synth import synthesize
+    from sandmle_web.jobs import JobState
+    from tasks_app import bundle_files, services
+    from tasks_app.models import Seed, SynthesisRun
+
+    (result,) = synthesize(load_bundled_seed("digits"), count=1, rng=3, out_dir=out_dir)
+    run = SynthesisRun.objects.create(seed=Seed.objects.get(name="digits"), count=1, state=JobState.SUCCEEDED,
+                                      created_by=users["curator"])
+    task = services.synthesized_task_store(run=run, result=result)
+    return task, bundle_files.image_names(task.bundle_dir)[0]
+
+
+def _training_run(*, users, task_set, batch, out_dir: Path, capture):
+    """A finished one-step run: its metric line names a trajectories file inside its output_dir, as the trainer's."""
+    from sandmle_web.jobs import JobState
+    from training_app import training_services
+    from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+
+    with capture(execute=False):
+        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
+                                                    user=users["curator"])
+    out_dir.mkdir(parents=True)
+    trajectories = out_dir / "step-1-trajectories.jsonl"
+    trajectories.write_text("".join(json.dumps(t.record, sort_keys=True) + "\n" for t in batch.trajectories.all()))
+    TrainingMetric.objects.create(run=run, step=1, metrics={"step": 1, "reward_mean": 0.4, "reward_std": 0.1,
+                                                            "loss": 0.02, "trajectories": str(trajectories)})
+    TrainingCheckpoint.objects.create(run=run, step=1, path=str(out_dir / "checkpoint-1"))
+    TrainingRun.objects.filter(id=run.id).update(output_dir=str(out_dir), state=JobState.SUCCEEDED, progress=1.0,
+                                                 result={"steps_done": 1})
+    run.refresh_from_db()
+    return run
+
+
+def _campaign(*, users, task, capture):
+    """A campaign of one episode (its own one-task set keeps the worker's run short)."""
+    from tasks_app import services
+    from training_app import campaign_services
+    from workers.evaluation import run_campaign
+
+    task_set = services.task_set_create(name="matrix-campaign", task_ids=[task.task_id], user=users["curator"])
+    with capture(execute=False):
+        campaign = campaign_services.campaign_create(task_set=task_set, policies=["baseline"], scaffolds=["react"],
+                                                     seeds=1, max_turns=3, user=users["curator"])
+    assert run_campaign(campaign.id) is True
+    campaign.refresh_from_db()
+    assert campaign.state == "succeeded" and campaign.report.get("cells"), campaign.error
+    return campaign
+
+
+def _latency_study(*, users, task, capture):
+    from training_app import latency_services
+    from workers.latency import run_latency_study
+
+    with capture(execute=False):
+        study = latency_services.latency_study_create(task=task, full_rows=1000, seeds=1, pipelines=["linear"],
+                                                      name="matrix", user=users["curator"])
+    assert run_latency_study(study.id) is True
+    study.refresh_from_db()
+    assert study.state == "succeeded" and study.result, study.error
+    return study
+
+
+def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
+    from tasks_app import review_services
+    from tasks_app.models import Seed, SynthesizedTask
+
+    synthesis_run = stored_tasks[0].run
+    synthesis_run.created_by = users["curator"]  # a curator may cancel only the jobs they launched
+    synthesis_run.save(update_fields=["created_by"])
+    pending = _store_copy(run=synthesis_run, result=iris_results[0], task_id=iris_results[0].task_id + "-matrix")
+    assert pending.status == SynthesizedTask.Status.PENDING_REVIEW
+    trajectory = batch.trajectories.select_related("task").order_by("id").first()
+    image_task, image_name = _image_task(users=users, out_dir=out_dir / "bundles")
+    reviewer = users["reviewer"]
+    comment = review_services.comment_add(task=pending, user=reviewer, body=REVIEWERS_ONLY_NOTE,
+                                          visibility="reviewers")
+    turn_comment = review_services.comment_add(task=trajectory.task, user=reviewer, body=TURN_NOTE,
+                                               visibility="reviewers", trajectory=trajectory, turn=0)
+    saved_view = review_services.saved_view_save(user=reviewer, name="matrix view",
+                                                 filters={"status": "pending_review"})
+    campaign = _campaign(users=users, task=trajectory.task, capture=capture)
+    studio = Studio(
+        seed=Seed.objects.get(name="iris"), synthesis_run=synthesis_run, pending=pending, approved=trajectory.task,
+        image_task=image_task, image_name=image_name, task_set=task_set, batch=batch, trajectory=trajectory,
+        comment=comment, turn_comment=turn_comment, saved_view=saved_view, campaign=campaign,
+        episode=campaign.episodes.order_by("id").first(),
+        training_run=_training_run(users=users, task_set=task_set, batch=batch, out_dir=out_dir / "training",
+                                   capture=capture),
+        training_step=1, latency_study=_latency_study(users=users, task=trajectory.task, capture=capture),
+    )
+    studio.secrets = _secrets([*stored_tasks, pending, image_task]) + [REVIEWERS_ONLY_NOTE, TURN_NOTE]
+    return studio
+
+
+def _secrets(tasks) -> list[str]:
+    """The tasks' hidden values, less any that also occur in the task's public files (a threshold that happens to
+    equal a value of train.csv, an answer row that matches the sample submission): those are not secrets."""
+    from tasks_app import bundle_files
+
+    secrets = []
+    for task in tasks:
+        public = "\n".join(bundle_files.read_text(task.bundle_dir, f"public/{name}")
+                           for name in ("description.md", "train.csv", "test.csv", "sample_submission.csv"))
+        secrets += [value for value in hidden_values(task) if value not in public and value not in secrets]
+    return secrets
