@@ -6,6 +6,8 @@ Django and DRF have no per-account lockout (DRF's throttles count requests, not 
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.core.cache import cache
@@ -17,10 +19,17 @@ def _client(request) -> str:
     return (getattr(request, "META", {}) or {}).get("REMOTE_ADDR", "") or "unknown"
 
 
+def _digest(value: str) -> str:
+    # A typed username may hold spaces, control characters, non-ASCII or run past 250 characters: Django's cache warns
+    # on such keys (CacheKeyWarning) and memcached rejects them, so the key carries a fixed-length hex digest instead.
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _keys(*, username: str, request) -> list[tuple[str, int]]:
+    account = str(username or "").strip().lower()[:150]
     return [
-        (f"login-fail:account:{(username or '').strip().lower()[:150]}", settings.SANDMLE_LOGIN_MAX_FAILURES_ACCOUNT),
-        (f"login-fail:client:{_client(request)}", settings.SANDMLE_LOGIN_MAX_FAILURES_CLIENT),
+        (f"login-fail:account:{_digest(account)}", settings.SANDMLE_LOGIN_MAX_FAILURES_ACCOUNT),
+        (f"login-fail:client:{_digest(_client(request))}", settings.SANDMLE_LOGIN_MAX_FAILURES_CLIENT),
     ]
 
 

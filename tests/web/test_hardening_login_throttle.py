@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from django.core.cache import cache
+from django.core.cache.backends.base import CacheKeyWarning
 from rest_framework.test import APIClient
 
 
@@ -51,3 +54,16 @@ def test_api_requests_are_throttled_per_user(api_for, monkeypatch):
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"user": "2/minute", "anon": "2/minute"})
     viewer = api_for("viewer")
     assert [viewer.get("/api/seeds/").status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_an_odd_username_is_counted_under_a_safe_cache_key(client, users):
+    # Spaces, a newline, a tab, an emoji and 300 characters: raw, each would make the cache warn (or memcached refuse).
+    odd = ("bad name\n\t🦀 " * 30)[:300]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheKeyWarning)
+        for _ in range(3):
+            assert client.post("/login/", {"username": odd, "password": "wrong"}).status_code == 200
+        response = client.post("/login/", {"username": odd, "password": "wrong"})
+        token = APIClient().post("/api/token/", {"username": odd, "password": "wrong"})
+    assert response.status_code == 429 and b"Too many failed sign-ins for this account" in response.content
+    assert token.status_code == 429 and "this account" in token.json()["detail"]
