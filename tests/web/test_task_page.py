@@ -93,3 +93,11 @@ def test_regenerate_refuses_bad_rng_and_non_curators(client_for, pending):
     assert not SynthesisRun.objects.filter(summary__regenerates=pending.task_id).exists()
     with pytest.raises(services.ServiceError):
         regenerate.task_regenerate(task=pending, user=None, rng=pending.spec["rng_seed"])
+
+
+def test_title_badge_words_the_status_and_keeps_its_colour_class(client_for, pending):
+    html = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
+    badge = re.search(r'<span class="state ([a-z_]+)" id="task-status" data-status="([a-z_]+)">([^<]+)</span>', html)
+    assert badge is not None
+    assert badge.group(1) == badge.group(2) == "pending_review"  # the class picks the colour in studio.css
+    assert badge.group(3) == "pending review"
