@@ -23,4 +23,5 @@ def test_viewer_reads_a_trajectory_and_compares_the_group(login, live_server, fi
 
     page.go_back()
     page.locator("#trajectories >> text=compare side by side").first.click()
+    page.wait_for_url("**/compare/*/")  # on a busy machine the count below would otherwise read the page before it
     assert page.locator(".trajectory").count() == finished_batch.samples
