@@ -27,5 +27,8 @@ def enqueue(task_name: str, *, args: tuple = (), kwargs: dict | None = None, que
             app.send_task(task_name, args=args, kwargs=kwargs or {}, queue=queue)
         except (OperationalError, OSError) as error:
             log.warning("job queue unreachable, %s%s not sent yet (the sweep resends it): %s", task_name, args, error)
+            from sandmle_web.jobs import mark_unsent
+
+            mark_unsent(task_name, args)
 
     transaction.on_commit(send)

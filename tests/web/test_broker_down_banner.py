@@ -46,3 +46,17 @@ def test_launch_with_the_queue_down_saves_the_job(api_for, task_set, broker_down
     assert response.status_code == 201, response.content
     batch = RolloutBatch.objects.get(id=response.json()["id"])
     assert batch.state == JobState.QUEUED  # saved; the sweep sends its message once the queue is back
+    # The refused send marked it overdue: the sweep's next run resends it, without waiting a heartbeat timeout.
+    assert RolloutBatch.unsent() == [batch.id]
+    assert RolloutBatch.unsent() == []  # resent just now
+
+
+def test_a_delivered_launch_is_not_resent_early(task_set):
+    from sandmle_web.jobs import mark_unsent
+    from training_app.models import RolloutBatch
+
+    batch = RolloutBatch.objects.create(task_set=task_set, scaffold="react", policy="baseline", samples=1)
+    assert RolloutBatch.unsent() == []  # its first message is on its way
+    assert mark_unsent("workers.system.echo", (batch.id,)) == 0  # not a job's task: nothing to mark
+    assert mark_unsent("workers.rollouts.run_rollout_batch", (batch.id,)) == 1
+    assert RolloutBatch.unsent() == [batch.id]
