@@ -52,8 +52,9 @@ def _require_reviewer(user) -> None:
 
 def _locked(task: SynthesizedTask) -> SynthesizedTask:
     # The row lock serialises two reviewers approving at once on PostgreSQL, so neither misses the other's approval
-    # when counting the quorum; SQLite serialises writers anyway.
-    return SynthesizedTask.objects.select_for_update().select_related("assigned_to").get(id=task.id)
+    # when counting the quorum; SQLite serialises writers anyway. Only the task's row: PostgreSQL refuses FOR UPDATE on
+    # the nullable side of the assignee's outer join.
+    return SynthesizedTask.objects.select_for_update(of=("self",)).select_related("assigned_to").get(id=task.id)
 
 
 def approvals_in_round(*, task: SynthesizedTask) -> int:

@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from sandmle_web.jobs import JobState
+from tests.integration.fault_tally import tally
 from tests.integration.processes import ROOT, worker_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -48,7 +49,7 @@ def _user_namespace_mounts() -> bool:
 
 
 @pytest.mark.skipif(not _user_namespace_mounts(), reason="unshare -Urm with a tmpfs mount is not allowed here")
-def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle():
+def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle(record_property):
     from tasks_app import services
     from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
 
@@ -65,9 +66,13 @@ def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle():
     assert lines, done.stdout[-2000:] + done.stderr[-2000:]
     listing = json.loads(lines[0][len("LISTING "):])
     run.refresh_from_db()
+    stored = set(SynthesizedTask.objects.filter(run=run).values_list("task_id", flat=True))
+    # The job is meant to fail here: nothing it stored may be lost or half-written; it completes no job.
+    tally(record_property, faults=1, jobs_completed=0, expected=len(stored), keys=list(stored),
+          corrupt=sum(not whole for whole in listing.values()) + sum(name.startswith(".") for name in listing)
+          + len(stored ^ set(listing)))
     assert run.state == JobState.FAILED
     assert run.error.startswith("no space left in the data directory"), run.error
     assert "launch the job again" in run.error
     assert all(listing.values()) and not [name for name in listing if name.startswith(".")], listing
-    stored = set(SynthesizedTask.objects.filter(run=run).values_list("task_id", flat=True))
     assert stored == set(listing) and len(stored) < 4  # every stored task is a whole bundle; the disk stopped the rest

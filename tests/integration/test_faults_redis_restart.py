@@ -9,12 +9,13 @@ import pytest
 from django.conf import settings
 
 from sandmle_web.jobs import JobState
+from tests.integration.fault_tally import tally
 from tests.integration.processes import KillableWorker, RedisServer, worker_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def test_rollout_batch_completes_across_a_redis_restart(task_set, django_capture_on_commit_callbacks):
+def test_rollout_batch_completes_across_a_redis_restart(task_set, record_property, django_capture_on_commit_callbacks):
     from celery import Celery
 
     from training_app import services
@@ -45,10 +46,11 @@ def test_rollout_batch_completes_across_a_redis_restart(task_set, django_capture
     finally:
         worker.stop()
         redis.stop()
-    assert batch.state == JobState.SUCCEEDED, batch.error
-    assert batch.attempts == 1  # the worker kept it through the outage; nothing had to take it over
     total = task_set.tasks.count() * 4
     pairs = list(Trajectory.objects.filter(batch=batch).values_list("task__task_id", "sample_index"))
+    tally(record_property, faults=1, jobs_completed=int(batch.state == JobState.SUCCEEDED), expected=total, keys=pairs)
+    assert batch.state == JobState.SUCCEEDED, batch.error
+    assert batch.attempts == 1  # the worker kept it through the outage; nothing had to take it over
     assert len(pairs) == total == len(set(pairs))
     assert before <= set(Trajectory.objects.filter(batch=batch).values_list("id", flat=True))
     assert "database is locked" not in log

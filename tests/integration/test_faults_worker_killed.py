@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 
 from sandmle_web.jobs import JobState
+from tests.integration.fault_tally import tally
 from tests.integration.processes import KillableWorker, RedisServer, celery_beat, worker_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -77,14 +78,16 @@ def kill_mid_job(broker, model, job_id: int, progressed, *, timeout_s: float = 1
 
 
 def finished(model, job_id: int, timeout_s: float = 180):
-    job = wait_until(lambda: (row := model.objects.get(id=job_id)).is_finished and row, timeout_s=timeout_s,
-                     what=f"{model.__name__} {job_id} to finish")
+    return wait_until(lambda: (row := model.objects.get(id=job_id)).is_finished and row, timeout_s=timeout_s,
+                      what=f"{model.__name__} {job_id} to finish")
+
+
+def taken_over(job) -> None:
     assert job.state == JobState.SUCCEEDED, job.error
     assert job.attempts == 2, f"claimed {job.attempts} times"
-    return job
 
 
-def test_synthesis_run_survives_sigkill(broker, django_capture_on_commit_callbacks):
+def test_synthesis_run_survives_sigkill(broker, record_property, django_capture_on_commit_callbacks):
     from tasks_app import services
     from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
 
@@ -97,6 +100,9 @@ def test_synthesis_run_survives_sigkill(broker, django_capture_on_commit_callbac
     first_inode = os.stat(Path(first.bundle_dir) / "task.json").st_ino
     run = finished(SynthesisRun, run.id)
     tasks = list(SynthesizedTask.objects.filter(run=run))
+    tally(record_property, faults=1, jobs_completed=int(run.state == JobState.SUCCEEDED), expected=4,
+          keys=[task.task_id for task in tasks])
+    taken_over(run)
     assert len(tasks) == 4 == len({task.task_id for task in tasks}) and run.summary["tasks"] == 4
     assert os.stat(Path(first.bundle_dir) / "task.json").st_ino == first_inode  # made once, not rebuilt
     out_dir = Path(first.bundle_dir).parent
@@ -104,7 +110,7 @@ def test_synthesis_run_survives_sigkill(broker, django_capture_on_commit_callbac
     assert all((Path(task.bundle_dir) / "task.json").is_file() for task in tasks)
 
 
-def test_rollout_batch_survives_sigkill(broker, task_set, django_capture_on_commit_callbacks):
+def test_rollout_batch_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
     from training_app import services
     from training_app.models import RolloutBatch, Trajectory
 
@@ -117,13 +123,15 @@ def test_rollout_batch_survives_sigkill(broker, task_set, django_capture_on_comm
     batch = finished(RolloutBatch, batch.id)
     total = task_set.tasks.count() * 4
     pairs = list(Trajectory.objects.filter(batch=batch).values_list("task__task_id", "sample_index"))
+    tally(record_property, faults=1, jobs_completed=int(batch.state == JobState.SUCCEEDED), expected=total, keys=pairs)
+    taken_over(batch)
     assert len(pairs) == total == len(set(pairs))
     assert before <= set(Trajectory.objects.filter(batch=batch).values_list("id", flat=True))
     # Every episode stored counts once: a rerun of a finished one would push the count past the total.
     assert batch.progress_message == f"{total}/{total} episodes" and batch.summary["episodes"] == total
 
 
-def test_campaign_survives_sigkill(broker, task_set, django_capture_on_commit_callbacks):
+def test_campaign_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
     from sandmle.evaluation.campaign import read_episodes
     from training_app.campaign_services import campaign_create
     from training_app.models import CampaignEpisode, EvalCampaign
@@ -136,13 +144,16 @@ def test_campaign_survives_sigkill(broker, task_set, django_capture_on_commit_ca
     campaign = finished(EvalCampaign, campaign.id)
     total = task_set.tasks.count() * 3
     keys = [record["key"] for record in read_episodes(Path(campaign.out_dir))]
+    tally(record_property, faults=1, jobs_completed=int(campaign.state == JobState.SUCCEEDED), expected=total,
+          keys=keys)
+    taken_over(campaign)
     assert len(keys) == total == len(set(keys))  # the file never got a finished episode twice
     assert CampaignEpisode.objects.filter(campaign=campaign).count() == total
     assert campaign.report.get("complete") is True
 
 
 @pytest.mark.torch
-def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, task_set, tmp_path,
+def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, task_set, tmp_path, record_property,
                                                                      django_capture_on_commit_callbacks):
     from sandmle.rl.run_files import last_checkpoint
     from sandmle.rl.tiny_model import build_tiny_checkpoint
@@ -161,8 +172,10 @@ def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, tas
     resumed_from = int(last_checkpoint(Path(run.output_dir)).name.rsplit("-", 1)[1])
     assert resumed_from < steps
     run = finished(TrainingRun, run.id, timeout_s=240)
-    assert list(TrainingMetric.objects.filter(run=run).values_list("step", flat=True)) == list(range(1, steps + 1))
     lines = [json.loads(line)["step"] for line in (Path(run.output_dir) / "metrics.jsonl").read_text().splitlines()]
+    tally(record_property, faults=1, jobs_completed=int(run.state == JobState.SUCCEEDED), expected=steps, keys=lines)
+    taken_over(run)
+    assert list(TrainingMetric.objects.filter(run=run).values_list("step", flat=True)) == list(range(1, steps + 1))
     assert lines == list(range(1, steps + 1))  # the killed attempt's steps past its checkpoint were dropped, redone once
     step_files = sorted((Path(run.output_dir) / "trajectories").glob("step-*.jsonl"))
     written = {int(path.stem.split("-")[1]): path.stat().st_mtime for path in step_files}
