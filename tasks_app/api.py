@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsViewer
 from accounts.roles import Role, has_role
-from tasks_app import selectors, services, task_files
+from tasks_app import selectors, services, task_files, task_set_picker
 from tasks_app.filters import SeedFilter, SynthesisRunFilter, TaskFilter, TaskSetFilter
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.serializers import (
@@ -263,7 +263,15 @@ class TaskSetListApi(ListAPIView):
         _refuse_unless_curator(request, self)
         data = TaskSetInput(data=request.data)
         data.is_valid(raise_exception=True)
-        task_set = _service_call(lambda: services.task_set_create(user=request.user, **data.validated_data))
+        fields = dict(data.validated_data)
+        if "filter" in fields:
+            picker = task_set_picker.picker_filter(data=fields.pop("filter"), request=request)
+            if not picker.is_valid():
+                raise ValidationError({"filter": picker.errors})
+            task_set = _service_call(lambda: services.task_set_create_matching(user=request.user, tasks=picker.qs,
+                                                                               **fields))
+        else:
+            task_set = _service_call(lambda: services.task_set_create(user=request.user, **fields))
         return Response(TaskSetOutput(task_set).data, status=status.HTTP_201_CREATED)
 
 
