@@ -173,42 +173,10 @@ def celery_beat(*, env: dict, data_dir: str):
 @contextmanager
 def celery_worker(*, database_name: str, broker_url: str, data_dir: str, queues: str = "default,sandbox,gpu",
                   extra_env: dict | None = None):
-    """Start `celery worker` against the test database and broker; wait until it answers a ping."""
-    env = dict(os.environ)
-    env.update({
-        "DATABASE_URL": f"sqlite:///{database_name}",
-        "CELERY_BROKER_URL": broker_url,
-        "SANDMLE_DATA_DIR": data_dir,
-        "DJANGO_SETTINGS_MODULE": "sandmle_web.settings",
-        "OMP_NUM_THREADS": "1",
-        **(extra_env or {}),
-    })
-    name = f"test-{os.getpid()}-{free_port()}@localhost"
-    log_path = Path(data_dir) / "logs" / f"{name.split('@')[0]}.log"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    log = open(log_path, "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "sandmle_web", "worker", "-Q", queues, "--concurrency", "2",
-         "--loglevel", "INFO", "-n", name, "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    """Start `celery worker` against the test database and broker; wait until it answers a ping; stop it after."""
+    env = worker_env(database_name=database_name, broker_url=broker_url, data_dir=data_dir, extra_env=extra_env)
+    worker = KillableWorker(env=env, data_dir=data_dir, queues=queues, concurrency=2, label="test")
     try:
-        from celery import Celery
-
-        probe = Celery(broker=broker_url)
-        if broker_url.startswith("filesystem://"):
-            from django.conf import settings
-
-            probe.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
-        deadline = time.monotonic() + 60
-        while not probe.control.ping(destination=[name], timeout=0.5):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"celery worker did not start; log:\n{log_path.read_text()[-3000:]}")
-        yield process
+        yield worker.process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+        worker.stop()
