@@ -99,6 +99,14 @@ class ChatClient:
         body = self._post(payload, headers)
         return _parse_reply(body)
 
+    def _answer_text(self, response, limit: int) -> str:
+        # A broken or hostile endpoint may echo the request's Authorization header into its error body; that text ends
+        # up in job errors and task logs that viewers read, so the key is cut out before it is quoted.
+        text = response.text
+        if self.api_key:
+            text = text.replace(self.api_key, "[api key redacted]")
+        return text[:limit]
+
     def _post(self, payload: dict, headers: dict) -> dict:
         last_problem = ""
         for attempt in range(self.max_retries + 1):
@@ -110,15 +118,15 @@ class ChatClient:
                 last_problem = f"cannot reach {self.endpoint}: {type(error).__name__}: {error}"
                 continue
             if response.status_code in _RETRY_STATUSES:
-                last_problem = f"{self.endpoint} answered HTTP {response.status_code}: {response.text[:300]}"
+                last_problem = f"{self.endpoint} answered HTTP {response.status_code}: {self._answer_text(response, 300)}"
                 continue
             if response.status_code >= 400:
-                raise LLMError(f"{self.endpoint} answered HTTP {response.status_code}: {response.text[:500]}",
+                raise LLMError(f"{self.endpoint} answered HTTP {response.status_code}: {self._answer_text(response, 500)}",
                                status=response.status_code)
             try:
                 return response.json()
             except ValueError:
-                raise LLMError(f"{self.endpoint} answered non-JSON: {response.text[:300]!r}") from None
+                raise LLMError(f"{self.endpoint} answered non-JSON: {self._answer_text(response, 300)!r}") from None
         raise LLMError(f"giving up after {self.max_retries + 1} attempts; last: {last_problem}")
 
 
