@@ -70,6 +70,11 @@ def shot(screenshot_dir, request):
         page.wait_for_load_state("load")
         path = screenshot_dir / f"{walk}--{name}.png"
         page.screenshot(path=str(path), full_page=True)
+        # Chromium's full-page capture stretches the viewport and back, after which its input hit testing can miss (a
+        # click on a button at a scrolled page's foot lands on the form around it); a real resize puts it right.
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"], "height": size["height"] + 1})
+        page.set_viewport_size(size)
         return path
 
     return save
