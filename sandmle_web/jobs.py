@@ -62,9 +62,18 @@ class Job(models.Model):
     # When the sweep last sent this queued row's message again (its first one was lost, or the broker was down).
     enqueued_at = models.DateTimeField(null=True, blank=True)
 
+    # The Celery tasks that run a row of this model: the first unless `task_name` picks another for a row.
+    task_names: tuple[str, ...] = ()
+
     class Meta:
         abstract = True
         ordering = ["-created_at"]
+
+    def task_name(self) -> str:
+        return self.task_names[0]
+
+    def queue_name(self) -> str:
+        return getattr(self, "queue", "default")
 
     @property
     def is_finished(self) -> bool:
@@ -222,28 +231,21 @@ class Job(models.Model):
         return ids
 
 
-# Which job model each task runs a row of (by label, so this module imports no app): a send the broker refused
-# marks its row overdue, and the next sweep resends it instead of waiting out the heartbeat timeout.
-TASK_MODELS = {
-    "workers.synthesis.run_synthesis": "tasks_app.SynthesisRun",
-    "workers.synthesis.regenerate_task": "tasks_app.SynthesisRun",
-    "workers.rollouts.run_rollout_batch": "training_app.RolloutBatch",
-    "workers.evaluation.run_campaign": "training_app.EvalCampaign",
-    "workers.training.run_training": "training_app.TrainingRun",
-    "workers.latency.run_latency_study": "training_app.LatencyStudy",
-}
+def job_models() -> list[type[Job]]:
+    """Every concrete job model the installed apps define (the lost-job sweep and the broker-down resend walk them)."""
+    from django.apps import apps
+
+    return [model for model in apps.get_models() if issubclass(model, Job)]
 
 
 def mark_unsent(task_name: str, args: tuple) -> int:
     """The broker refused this job's message: date its last send a timeout back, so `unsent` returns the row at the
     sweep's next run (the first the broker answers) rather than one heartbeat timeout later. Returns rows marked."""
-    from django.apps import apps
-
-    label = TASK_MODELS.get(task_name)
-    if label is None or not args or not isinstance(args[0], int):
+    model = next((model for model in job_models() if task_name in model.task_names), None)
+    if model is None or not args or not isinstance(args[0], int):
         return 0
     overdue = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S + 1)
-    return apps.get_model(label).objects.filter(id=args[0], state=JobState.QUEUED).update(enqueued_at=overdue)
+    return model.objects.filter(id=args[0], state=JobState.QUEUED).update(enqueued_at=overdue)
 
 
 def describe_failure(error: BaseException) -> str:

@@ -48,10 +48,16 @@ class SynthesisRun(Job):
     llm_key_env = models.CharField(max_length=100, blank=True, default="")  # "" = settings.SANDMLE_LLM_KEY_ENV
     summary = models.JSONField(default=dict, blank=True)
 
+    task_names = ("workers.synthesis.run_synthesis", "workers.synthesis.regenerate_task")
+
     class Meta(Job.Meta):
         # The run lists (all runs, a seed's runs) order by newest first.
         indexes = [models.Index(fields=["-created_at"], name="synthrun_created"),
                    models.Index(fields=["seed", "-created_at"], name="synthrun_seed_created")]
+
+    def task_name(self) -> str:
+        # A regeneration is a one-task synthesis run whose summary names the task it replaces (tasks_app.regenerate).
+        return self.task_names[1] if self.summary.get("regenerates") else self.task_names[0]
 
 
 class SynthesizedTask(models.Model):

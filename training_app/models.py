@@ -30,6 +30,7 @@ class RolloutBatch(Job):
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.SCORE)
     max_turns = models.PositiveIntegerField(default=15)
     queue = models.CharField(max_length=16, default="sandbox")
+    task_names = ("workers.rollouts.run_rollout_batch",)
     summary = models.JSONField(default=dict, blank=True)
 
     class Meta(Job.Meta):
@@ -69,6 +70,7 @@ class EvalCampaign(Job):
     spec = models.JSONField(default=dict)  # CampaignSpec.to_dict() minus the task paths, which come from task_set
     out_dir = models.CharField(max_length=500, blank=True, default="")
     queue = models.CharField(max_length=16, default="sandbox")
+    task_names = ("workers.evaluation.run_campaign",)
     report = models.JSONField(default=dict, blank=True)  # transfer_report() of the episodes so far
 
     class Meta(Job.Meta):
@@ -115,6 +117,7 @@ class TrainingRun(Job):
     config = models.JSONField(default=dict)
     output_dir = models.CharField(max_length=500, blank=True, default="")
     queue = models.CharField(max_length=16, default="gpu")
+    task_names = ("workers.training.run_training",)
     # True when the policy is a tiny random model (build_tiny_checkpoint): its curves prove wiring, not learning.
     smoke_model = models.BooleanField(default=False)
     result = models.JSONField(default=dict, blank=True)  # the trainer's return: steps_done, checkpoints, stopped
@@ -164,6 +167,7 @@ class LatencyStudy(Job):
     seeds = models.PositiveIntegerField(default=3)
     pipelines = models.JSONField(default=list)
     queue = models.CharField(max_length=16, default="sandbox")
+    task_names = ("workers.latency.run_latency_study",)
     result = models.JSONField(default=dict, blank=True)  # the engine's study: runs per seed, medians, speedup
 
     class Meta(Job.Meta):
