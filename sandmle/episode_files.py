@@ -67,8 +67,12 @@ def _megabytes(size: int) -> str:
 class EpisodeDir:
     """One episode's working directory as the host sees it; `root` itself is trusted (the host created it)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, hard_links_ok: bool = False) -> None:
+        # An agent's directory refuses files with other hard links (one made to a file it should not see). A task
+        # bundle's reader passes hard_links_ok: while an episode runs, the sandbox stages the bundle's public files
+        # as hard links (sandbox/staging.py), and the studio must still serve them.
         self.root = Path(root)
+        self.hard_links_ok = hard_links_ok
 
     def _open_parent(self, parts: list[str], *, create: bool = False) -> int:
         """An fd of the directory holding parts[-1], reached without following any link."""
@@ -145,11 +149,10 @@ class EpisodeDir:
             raise RefusedFile(f"{name} is larger than {_megabytes(max_bytes)}; it was not read")
         return data
 
-    @staticmethod
-    def _check_regular(name: str, info: os.stat_result, max_bytes: int) -> None:
+    def _check_regular(self, name: str, info: os.stat_result, max_bytes: int) -> None:
         if not stat.S_ISREG(info.st_mode):
             raise RefusedFile(f"{name} is {_kind(info.st_mode)}; only regular files are graded or copied")
-        if info.st_nlink > 1:
+        if info.st_nlink > 1 and not self.hard_links_ok:
             raise RefusedFile(f"{name} has other hard links; only files with a single link are graded or copied")
         if info.st_size > max_bytes:
             raise RefusedFile(f"{name} is {_megabytes(info.st_size)}, more than the {_megabytes(max_bytes)} allowed; "

@@ -5,14 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sandmle.episode_files import EpisodeDir, RefusedFile
+
 PREVIEW_BYTES = 4000
+MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller
 
 
 def read_text(bundle_dir: str, relative: str, *, limit: int | None = None) -> str:
-    path = Path(bundle_dir) / relative
-    if not path.is_file():
+    """The file's text ("" when it is missing or not a plain file), cut to `limit` characters with a marker."""
+    if not bundle_dir:
         return ""
-    text = path.read_text(encoding="utf-8", errors="replace")
+    try:  # through EpisodeDir like the downloads (tasks_app/task_files.py): no symbolic link is followed
+        text = EpisodeDir(bundle_dir, hard_links_ok=True).read_text(relative, max_bytes=MAX_TEXT_BYTES)
+    except (RefusedFile, OSError):
+        return ""
     return text if limit is None or len(text) <= limit else text[:limit] + "\n…"
 
 

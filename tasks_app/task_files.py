@@ -1,8 +1,9 @@
 """The files of a task's bundle that a user may list and download: public/ for everyone, private/ for reviewers.
 
 Bundles are written by our own synthesis, yet they are read here through the engine's `EpisodeDir` all the same
-(regular files only, no link followed at any depth): a bundle directory is a path in a database row, and a file
-served from it must never be a link out to another task's answers or to the host.
+(regular files only, no symbolic link followed at any depth): a bundle directory is a path in a database row, and a
+file served from it must never be a link out to another task's answers or to the host. Hard links are accepted: a
+running episode's sandbox stages the public files as hard links (sandbox/staging.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def bundle_file_list(*, bundle_dir: str, include_private: bool) -> list[BundleFi
     if not bundle_dir:
         return []
     try:
-        entries = list(EpisodeDir(bundle_dir).walk())
+        entries = list(EpisodeDir(bundle_dir, hard_links_ok=True).walk())
     except (OSError, RefusedFile):
         return []
     files = []
@@ -51,6 +52,6 @@ def bundle_file_read(*, bundle_dir: str, path: str, include_private: bool) -> by
     if path not in listed:
         return None
     try:
-        return EpisodeDir(bundle_dir).read_bytes(path, max_bytes=MAX_DOWNLOAD_BYTES)
+        return EpisodeDir(bundle_dir, hard_links_ok=True).read_bytes(path, max_bytes=MAX_DOWNLOAD_BYTES)
     except RefusedFile:
         return None
