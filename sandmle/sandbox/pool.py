@@ -15,7 +15,7 @@ from sandmle.sandbox.cgroups import StepCgroup
 from sandmle.sandbox.limits import (
     Limits, SandboxUnavailable, StepResult, classify, python_paths, read_capped, scrubbed_env,
 )
-from sandmle.sandbox.staging import staging_root
+from sandmle.sandbox.staging import make_staged_dir, remove_staged, staging_root
 
 ZYGOTE_SCRIPT = Path(__file__).with_name("zygote.py")
 DEFAULT_PRELOAD = ("numpy", "pandas", "sklearn", "sklearn.linear_model", "sklearn.ensemble",
@@ -26,7 +26,9 @@ class _Zygote:
     """One long-lived pre-imported interpreter; it serves one step at a time."""
 
     def __init__(self, *, preload: tuple[str, ...], start_timeout_s: float) -> None:
-        self.state_dir = Path(tempfile.mkdtemp(prefix="sandmle-zygote-"))
+        # Under the staging root with an owner record, so a killed worker's zygote directories are swept.
+        root = staging_root(Path(tempfile.gettempdir()))
+        self.state_dir = make_staged_dir(root) if root is not None else Path(tempfile.mkdtemp(prefix="sandmle-zygote-"))
         (self.state_dir / "root").mkdir()
         paths = python_paths()
         self.python_dirs = [paths["base_prefix"]] + [
@@ -78,7 +80,7 @@ class _Zygote:
                 stream.close()
             except OSError:
                 pass
-        _remove_tree(self.state_dir)
+        remove_staged(self.state_dir)
 
 
 class SandboxPool:
@@ -140,7 +142,7 @@ class SandboxPool:
     def run_step(self, *, public_dir: Path, workdir: Path, kind: str, payload: str, limits: Limits) -> StepResult:
         zygote = self._acquire()
         # The step's stdout/stderr stay open in it, and /proc/self/fd shows their host path: a random staging name.
-        step_dir = Path(tempfile.mkdtemp(prefix="", dir=staging_root(Path(tempfile.gettempdir())) or zygote.state_dir))
+        step_dir = make_staged_dir(staging_root(Path(tempfile.gettempdir())) or zygote.state_dir)
         # Bounds the whole step tree (RLIMIT_AS is per process) and counts CPU of processes killed unwaited.
         cgroup = StepCgroup(memory_mb=limits.memory_mb, processes=limits.processes)
         request = {"kind": kind, "payload": payload, "public_dir": str(public_dir), "workdir": str(workdir),
@@ -156,7 +158,7 @@ class SandboxPool:
             stdout, stderr = read_capped(step_dir / "stdout"), read_capped(step_dir / "stderr")
         finally:
             self._release(zygote, healthy=reply is not None)
-            _remove_tree(step_dir)
+            remove_staged(step_dir)
             oom, cgroup_cpu_s = cgroup.oom_killed(), cgroup.cpu_seconds()
             cgroup.remove()
         if reply is None:
@@ -184,8 +186,3 @@ class SandboxPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _remove_tree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)

@@ -126,6 +126,18 @@ class KillableWorker:
             self.kill()
             raise
 
+    def group_pids(self) -> set[int]:
+        """The pids of the worker's process group (its main process and pool children), read from /proc."""
+        pids = set()
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == \
+                        self.process.pid:
+                    pids.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+        return pids
+
     def kill(self) -> None:
         """SIGKILL the worker's whole process group."""
         try:

@@ -29,8 +29,10 @@ class Workers:
     def __init__(self, env: dict) -> None:
         self.env = env
         self.current = KillableWorker(env=env, data_dir=str(settings.DATA_DIR), concurrency=2, label="faults")
+        self.killed_pids: set[int] = set()
 
     def replace(self) -> float:
+        self.killed_pids |= self.current.group_pids()
         self.current.kill()
         killed_at = time.time()
         self.current = KillableWorker(env=self.env, data_dir=str(settings.DATA_DIR), concurrency=2, label="faults")
@@ -49,6 +51,23 @@ def broker(django_db_setup, django_db_blocker):
         finally:
             workers.current.stop()
             redis.stop()
+
+
+def staged_by(pids: set[int]) -> list[str]:
+    """The staging entries whose owner record names one of `pids`."""
+    import tempfile
+
+    from sandmle.sandbox.staging import OWNER_SUFFIX, staging_root
+
+    root = staging_root(Path(tempfile.gettempdir()))
+    found = []
+    for record in (p for p in root.iterdir() if p.name.endswith(OWNER_SUFFIX)) if root else ():
+        try:
+            if int(record.read_text().split()[0]) in pids:
+                found.append(record.name)
+        except (FileNotFoundError, IndexError, ValueError):  # released meanwhile, or not a record
+            continue
+    return found
 
 
 def send(broker, task_name: str, job_id: int, queue: str) -> None:
@@ -129,6 +148,8 @@ def test_rollout_batch_survives_sigkill(broker, task_set, record_property, djang
     assert before <= set(Trajectory.objects.filter(batch=batch).values_list("id", flat=True))
     # Every episode stored counts once: a rerun of a finished one would push the count past the total.
     assert batch.progress_message == f"{total}/{total} episodes" and batch.summary["episodes"] == total
+    # The killed worker's staged public files, scratch dirs and zygote dirs were swept by the next worker's staging.
+    assert not staged_by(broker["workers"].killed_pids), "a killed worker's staging entries were left on disk"
 
 
 def test_campaign_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
