@@ -101,6 +101,7 @@ def test_curator_launches_and_reads_a_training_run_and_a_viewer_sees_no_controls
     viewer.goto(f"{live_server.url}/training/{run.id}/")
     viewer.locator("#reward-curve .main-svg").first.wait_for(state="attached", timeout=15000)
     assert viewer.locator("#checkpoints button").count() == 0 and viewer.locator("form.cancel-form").count() == 0
+    assert "Use it" not in viewer.locator("#checkpoints thead").inner_text()  # no empty column for a viewer
     shot(viewer, "05-viewer-run")
     seen = [viewer.content(), viewer.request.get(f"{live_server.url}/training/{run.id}/metrics.json").text(),
             viewer.request.get(f"{live_server.url}/training/{run.id}/steps/1/trajectories.jsonl").text()]
