@@ -7,15 +7,19 @@ prints them as RESULT lines (targets: fuzz_cases >= 500, server_errors = 0, bad_
 
 from __future__ import annotations
 
+import atexit
 import io
+import logging
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ["SANDMLE_DATA_DIR"] = tempfile.mkdtemp(prefix="bench-faults-input-")
+atexit.register(shutil.rmtree, os.environ["SANDMLE_DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sandmle_web.settings")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 # Production mode, as users meet it: DEBUG off (the JSON 404 under /api/, no debug pages), a throwaway key.
@@ -45,7 +49,7 @@ def _studio() -> dict:
              for role in Role}
     task_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=2, state=JobState.SUCCEEDED)
-    results = synthesize(load_bundled_seed("iris"), count=2, rng=11, out_dir=Path(tempfile.mkdtemp(prefix="bundles-")))
+    results = synthesize(load_bundled_seed("iris"), count=2, rng=11, out_dir=Path(os.environ["SANDMLE_DATA_DIR"]) / "bench-bundles")
     tasks = [task_services.synthesized_task_store(run=run, result=result) for result in results]
     approved = [task_services.task_approve(task=task, user=users["reviewer"]).task_id
                 for task in tasks if task.status == "pending_review"]
@@ -70,6 +74,9 @@ def _fuzz(studio: dict) -> dict:
     schema = schemathesis.openapi.from_dict(
         api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json())
     app, known = get_wsgi_application(), known_path_values(studio["batch"], studio["tasks"])
+    # After get_wsgi_application (it configures logging again): every refused request is counted here, and their
+    # per-request 4xx warnings would bury the RESULT lines. A server error still logs.
+    logging.getLogger("django.request").setLevel(logging.ERROR)
     failures: list[str] = []
     cases = sum(fuzz_role(schema, app, role, studio["users"][role], known, failures, {}) for role in ROLES)
     return {"fuzz_cases": cases, "server_errors": sum(" -> 5" in failure for failure in failures),

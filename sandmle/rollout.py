@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import statistics
-import tempfile
 import threading
 import time
 import traceback
@@ -18,7 +17,7 @@ from typing import Any, Callable
 from sandmle.agents.policies.base import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
-from sandmle.episode_files import remove_tree
+from sandmle.sandbox.staging import owned_temp_dir, remove_staged
 from sandmle.errors import UsageError
 
 logger = logging.getLogger(__name__)
@@ -147,7 +146,7 @@ def run_episode(
     trajectory = Trajectory(task_id=_task_id(task_dir), scaffold=scaffold, policy=getattr(policy, "name", "policy"),
                             sample_index=sample_index, group_id=group_id or f"{_task_id(task_dir)}", feedback=config.feedback)
     own_workdir = workdir is None
-    workdir = Path(tempfile.mkdtemp(prefix="sandmle-episode-")) if own_workdir else Path(workdir)
+    workdir = owned_temp_dir("sandmle-episode-") if own_workdir else Path(workdir)  # swept if the worker is killed
     workdir.mkdir(parents=True, exist_ok=True)
     context = None
     try:
@@ -174,7 +173,7 @@ def run_episode(
     finally:
         trajectory.wall_s = time.monotonic() - started
         if own_workdir:
-            remove_tree(workdir)
+            remove_staged(workdir)
     return trajectory
 
 

@@ -15,7 +15,7 @@ from sandmle.sandbox.cgroups import StepCgroup
 from sandmle.sandbox.limits import (
     Limits, SandboxUnavailable, StepResult, classify, python_paths, read_capped, scrubbed_env,
 )
-from sandmle.sandbox.staging import make_staged_dir, remove_staged, staging_root
+from sandmle.sandbox.staging import make_staged_dir, owned_temp_dir, remove_staged, staging_root
 
 ZYGOTE_SCRIPT = Path(__file__).with_name("zygote.py")
 DEFAULT_PRELOAD = ("numpy", "pandas", "sklearn", "sklearn.linear_model", "sklearn.ensemble",
@@ -26,9 +26,7 @@ class _Zygote:
     """One long-lived pre-imported interpreter; it serves one step at a time."""
 
     def __init__(self, *, preload: tuple[str, ...], start_timeout_s: float) -> None:
-        # Under the staging root with an owner record, so a killed worker's zygote directories are swept.
-        root = staging_root(Path(tempfile.gettempdir()))
-        self.state_dir = make_staged_dir(root) if root is not None else Path(tempfile.mkdtemp(prefix="sandmle-zygote-"))
+        self.state_dir = owned_temp_dir("sandmle-zygote-")  # swept if the worker is killed
         (self.state_dir / "root").mkdir()
         paths = python_paths()
         self.python_dirs = [paths["base_prefix"]] + [

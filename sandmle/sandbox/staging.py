@@ -27,6 +27,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from sandmle.episode_files import remove_tree
+
 STAGING_DIR_NAME = ".sandmle-stage"
 OWNER_SUFFIX = ".owner"
 
@@ -87,7 +89,7 @@ def sweep_dead(root: Path) -> int:
         if not _owner_dead(Path(record.path)):
             continue
         entry = Path(record.path[: -len(OWNER_SUFFIX)])
-        shutil.rmtree(entry, ignore_errors=True)
+        remove_tree(entry)  # an agent's scratch may hold unreadable directories and deep trees
         if not entry.exists():
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(record.path)
@@ -111,6 +113,13 @@ def make_staged_dir(root: Path) -> Path:
     target = Path(tempfile.mkdtemp(prefix="", suffix="", dir=root))
     _claim(target)
     return target
+
+
+def owned_temp_dir(prefix: str) -> Path:
+    """A private scratch directory (an episode's workdir, a zygote's state) swept if this process is killed: under
+    the staging root with an owner record where there is one, else a plain temporary directory."""
+    root = staging_root(Path(tempfile.gettempdir()))
+    return make_staged_dir(root) if root is not None else Path(tempfile.mkdtemp(prefix=prefix))
 
 
 def stage_public(public_dir: Path) -> Path:
@@ -138,7 +147,7 @@ def stage_public(public_dir: Path) -> Path:
 
 def remove_staged(path: Path | None) -> None:
     if path is not None:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(Path(path))
         _release(Path(path))
 
 

@@ -1,4 +1,4 @@
-"""A worker killed with SIGKILL leaves staged public files, a staged scratch dir and zygote directories behind;
+"""A worker killed with SIGKILL leaves staged public files, a staged scratch dir, episode and zygote dirs behind;
 the next staging sweeps them, and never touches a live owner's entries or a directory that is not the root."""
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ from sandmle.sandbox.staging import (OWNER_SUFFIX, STAGING_DIR_NAME, make_staged
 HOLDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from sandmle.sandbox.staging import stage_public, staged_workdir
+    from sandmle.sandbox.staging import owned_temp_dir, stage_public, staged_workdir
     public, workdir = Path(sys.argv[1]), Path(sys.argv[2])
     staged = stage_public(public)
+    episode = owned_temp_dir("sandmle-episode-")
+    (episode / "deep").mkdir()
+    (episode / "deep" / "model.pkl").write_bytes(b"x" * 1000)
     with staged_workdir(workdir) as moved:
-        print(staged, moved, flush=True)
+        print(staged, moved, episode, flush=True)
         time.sleep(600)
 """)
 
@@ -32,34 +35,34 @@ def _public(tmp_path: Path) -> Path:
     return public
 
 
-def _hold(tmp_path: Path, public: Path) -> tuple[subprocess.Popen, Path, Path]:
+def _hold(tmp_path: Path, public: Path) -> tuple[subprocess.Popen, Path, Path, Path]:
     workdir = tmp_path / "workdir"
     workdir.mkdir()
     (workdir / "notes.txt").write_text("agent scratch")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(public), str(workdir)], stdout=subprocess.PIPE,
                               text=True)
-    staged, moved = (Path(part) for part in holder.stdout.readline().split())
-    return holder, staged, moved
+    staged, moved, episode = (Path(part) for part in holder.stdout.readline().split())
+    return holder, staged, moved, episode
 
 
 def test_a_killed_owners_entries_are_swept_by_the_next_staging(tmp_path):
     public = _public(tmp_path)
-    holder, staged, moved = _hold(tmp_path, public)
+    holder, staged, moved, episode = _hold(tmp_path, public)
     try:
-        assert staged.parent.name == STAGING_DIR_NAME and moved.parent.name == STAGING_DIR_NAME
+        assert {staged.parent.name, moved.parent.name, episode.parent.name} == {STAGING_DIR_NAME}
         assert (staged / "train.csv").read_text() == "a,b\n1,2\n"
         assert (moved / "notes.txt").exists() and not (tmp_path / "workdir").exists()
         # While the owner lives, another process's staging leaves its entries alone.
         mine = stage_public(public)
-        assert staged.exists() and moved.exists()
+        assert staged.exists() and moved.exists() and episode.exists()
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     try:
-        assert staged.exists() and moved.exists()  # the kill ran no cleanup
+        assert staged.exists() and moved.exists() and episode.exists()  # the kill ran no cleanup
         again = stage_public(public)
-        assert not staged.exists() and not moved.exists()
-        assert not Path(str(staged) + OWNER_SUFFIX).exists() and not Path(str(moved) + OWNER_SUFFIX).exists()
+        for left in (staged, moved, episode):
+            assert not left.exists() and not Path(str(left) + OWNER_SUFFIX).exists(), left
         assert (mine / "train.csv").exists() and (again / "train.csv").exists()  # this live process's are kept
     finally:
         remove_staged(mine)
