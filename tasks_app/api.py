@@ -18,12 +18,12 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsViewer
 from accounts.roles import Role, has_role
-from tasks_app import selectors, services, task_files, task_set_picker
+from tasks_app import regenerate, selectors, services, task_files, task_set_picker
 from tasks_app.filters import SeedFilter, SynthesisRunFilter, TaskFilter, TaskSetFilter
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.serializers import (
     SeedDnaOutput, SeedListOutput, SeedOutput, SeedUploadInput, SynthesisRunInput, SynthesisRunListOutput,
-    SynthesisRunOutput, TaskDetailOutput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput,
+    SynthesisRunOutput, TaskDetailOutput, TaskRegenerateInput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput,
     TaskSetOutput,
 )
 from tasks_app.task_dna import dna_comparison, task_dna
@@ -221,6 +221,21 @@ class TaskFileListApi(APIView):
              "url": request.build_absolute_uri(reverse("api-task-file", args=[task.task_id, file.path]))}
             for file in files
         ], many=True).data)
+
+
+class TaskRegenerateApi(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(operation_id="tasks_regenerate", request=TaskRegenerateInput, responses={202: SynthesisRunOutput},
+                   summary="Regenerate a task: a one-task synthesis run from its seed and rule family with a new rng, "
+                           "whose task is a new version linked to this one (curators)")
+    def post(self, request, task_id):
+        task = get_object_or_404(SynthesizedTask.objects.select_related("seed"), task_id=task_id)
+        data = TaskRegenerateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = _service_call(lambda: regenerate.task_regenerate(task=task, user=request.user,
+                                                               rng=data.validated_data["rng"]))
+        return Response(SynthesisRunOutput(run).data, status=status.HTTP_202_ACCEPTED)
 
 
 class TaskFileDownloadApi(APIView):

@@ -15,6 +15,7 @@ urlpatterns = [
     path("tasks/", api.TaskListApi.as_view(), name="api-task-list"),
     path("tasks/<str:task_id>/", api.TaskDetailApi.as_view(), name="api-task-detail"),
     path("tasks/<str:task_id>/dna/", api.TaskDnaApi.as_view(), name="api-task-dna"),
+    path("tasks/<str:task_id>/regenerate/", api.TaskRegenerateApi.as_view(), name="api-task-regenerate"),
     path("tasks/<str:task_id>/files/", api.TaskFileListApi.as_view(), name="api-task-files"),
     path("tasks/<str:task_id>/files/<path:path>", api.TaskFileDownloadApi.as_view(), name="api-task-file"),
     path("task-sets/", api.TaskSetListApi.as_view(), name="api-task-set-list"),

@@ -33,10 +33,10 @@ def task_regenerate(*, task: SynthesizedTask, user, rng: int | None = None) -> S
     if rng == task.spec.get("rng_seed") or SynthesisRun.objects.filter(seed=task.seed, rng=rng, count=1,
                                                                         summary__regenerates=task.task_id).exists():
         raise services.ServiceError("this rng already made a version of the task; pick another", field="rng")
-    run = SynthesisRun.objects.create(
-        seed=task.seed, count=1, rng=rng, created_by=user,
-        summary={REGENERATES: task.task_id, "rule_family": task.rule_family},
-    )
+    # The run row is public (viewers list and read runs): it names the previous version, never its rule family,
+    # which the worker reads from that version.
+    run = SynthesisRun.objects.create(seed=task.seed, count=1, rng=rng, created_by=user,
+                                      summary={REGENERATES: task.task_id})
     enqueue("workers.synthesis.regenerate_task", args=(run.id,), queue=Queue.DEFAULT)
     return run
 
@@ -53,7 +53,8 @@ def task_regenerate_execute(*, run_id: int, worker: str = "") -> bool:
         return False
     run = SynthesisRun.objects.select_related("seed").get(id=run_id)
     previous_id = run.summary.get(REGENERATES, "")
-    family = run.summary.get("rule_family") or None
+    previous = SynthesizedTask.objects.filter(task_id=previous_id).only("rule_family").first()
+    family = previous.rule_family if previous else None
     try:
         SynthesisRun.beat(run.id, progress=0.05, message=f"regenerating {previous_id}")
         results = synthesize(services.seed_engine_object(seed=run.seed), count=1, rng=run.rng,

@@ -20,6 +20,7 @@ TURN_NOTE = "matrix turn note: this call reads the private folder"
 class Studio:
     seed: object
     synthesis_run: object
+    regeneration_run: object  # a queued regeneration of `pending`: a public row about a task with a hidden family
     pending: object  # a task waiting for review: the review routes act on it
     approved: object  # a task of the task set, with trajectories in the batch
     image_task: object
@@ -115,7 +116,7 @@ def _latency_study(*, users, task, capture):
 
 
 def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
-    from tasks_app import review_services
+    from tasks_app import regenerate, review_services
     from tasks_app.models import Seed, SynthesizedTask
 
     synthesis_run = stored_tasks[0].run
@@ -133,8 +134,11 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
     saved_view = review_services.saved_view_save(user=reviewer, name="matrix view",
                                                  filters={"status": "pending_review"})
     campaign = _campaign(users=users, task=trajectory.task, capture=capture)
+    with capture(execute=False):
+        regeneration_run = regenerate.task_regenerate(task=pending, user=users["curator"], rng=77)
     studio = Studio(
-        seed=Seed.objects.get(name="iris"), synthesis_run=synthesis_run, pending=pending, approved=trajectory.task,
+        seed=Seed.objects.get(name="iris"), synthesis_run=synthesis_run, regeneration_run=regeneration_run,
+        pending=pending, approved=trajectory.task,
         image_task=image_task, image_name=image_name, task_set=task_set, batch=batch, trajectory=trajectory,
         comment=comment, turn_comment=turn_comment, saved_view=saved_view, campaign=campaign,
         episode=campaign.episodes.order_by("id").first(),

@@ -67,6 +67,7 @@ RULES: dict[str, Rule] = {
     "api-seed-list": READ_LAUNCH, "api-seed-detail": READ, "api-seed-dna": READ,
     "api-synthesis-run-list": READ_LAUNCH, "api-synthesis-run-detail": READ, "api-synthesis-run-cancel": CANCEL,
     "api-task-list": READ, "api-task-detail": READ, "api-task-dna": READ, "api-task-files": READ,
+    "api-task-regenerate": Rule(post=C),
     "api-task-file": READ,  # private/ files: reviewers (VARIANTS)
     "api-task-set-list": READ_LAUNCH, "api-task-set-detail": READ,
     # the review API
@@ -116,6 +117,8 @@ VARIANTS = {
     "api-task-files": lambda s: [({"task_id": task.task_id}, None) for task in (s.pending, s.image_task)],
     "api-task-detail": lambda s: [({"task_id": task.task_id}, None) for task in (s.pending, s.image_task)],
     "api-task-dna": lambda s: [({"task_id": task.task_id}, None) for task in (s.pending, s.image_task)],
+    "api-synthesis-run-detail": lambda s: [({"run_id": run.id}, None) for run in (s.synthesis_run, s.regeneration_run)],
+    "synthesis-run-detail": lambda s: [({"run_id": run.id}, None) for run in (s.synthesis_run, s.regeneration_run)],
     "task-detail": lambda s: [({"task_id": task.task_id}, None) for task in (s.pending, s.approved, s.image_task)],
     "task-image": lambda s: [({"task_id": s.image_task.task_id, "name": s.image_name}, None)],
     "trajectory-compare": lambda s: [({"task_id": s.approved.task_id}, None)],
@@ -163,6 +166,7 @@ BODIES = {
     ("api-synthesis-run-list", "post"): lambda s, role, kw: {"seed": s.seed.name, "count": 1, "rng": 5, "llm_url": ""},
     ("task-detail", "post"): lambda s, role, kw: {"verdict": "approve", "body": "matrix approval"},
     ("task-regenerate", "post"): lambda s, role, kw: {"rng": "7"},
+    ("api-task-regenerate", "post"): lambda s, role, kw: {"rng": 1000 + next(_names)},
     ("review-queue", "post"): lambda s, role, kw: {"task_ids": [s.pending.task_id], "action": "approve",
                                                    "reason": "matrix bulk"},
     ("review-saved-view-save", "post"): lambda s, role, kw: {"name": "matrix saved", "status": "pending_review"},

@@ -87,6 +87,34 @@ def test_regenerate_makes_a_linked_version_with_a_diff(client_for, pending, user
     assert new.task_id in client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
 
 
+def test_regenerate_by_api_and_no_viewer_learns_the_rule_family_from_the_run(api_for, client_for, pending,
+                                                                            django_capture_on_commit_callbacks):
+    """A regeneration keeps the old version's rule family; its run row is public, so the family must not be on it."""
+    with django_capture_on_commit_callbacks(execute=False):
+        assert api_for("viewer").post(f"/api/tasks/{pending.task_id}/regenerate/", {"rng": 5}).status_code == 403
+        response = api_for("curator").post(f"/api/tasks/{pending.task_id}/regenerate/", {"rng": 5151}, format="json")
+    assert response.status_code == 202, response.content
+    run_id = response.json()["id"]
+    assert response.json()["summary"]["regenerates"] == pending.task_id
+    queued = [api_for(role).get(f"/api/synthesis-runs/{run_id}/").content.decode() for role in ("viewer", "curator")]
+    queued += [client_for("viewer").get(path).content.decode() for path in (f"/synthesis/{run_id}/", "/synthesis/", "/")]
+    assert regenerate.task_regenerate_execute(run_id=run_id, worker="test") is True
+    new = SynthesizedTask.objects.get(run_id=run_id)
+    assert new.rule_family == pending.rule_family  # the worker still found the family, from the previous version
+    done = [api_for("viewer").get(path).content.decode() for path in (f"/api/synthesis-runs/{run_id}/",
+                                                                      "/api/synthesis-runs/")]
+    # Regenerations queued before the run row stopped naming the family stored it in the summary; it is not sent.
+    legacy = SynthesisRun.objects.get(id=run_id)
+    SynthesisRun.objects.filter(id=run_id).update(summary=legacy.summary | {"rule_family": pending.rule_family})
+    done.append(api_for("viewer").get(f"/api/synthesis-runs/{run_id}/").content.decode())
+    for body in queued + done:
+        assert pending.rule_family not in body
+    bad = api_for("curator").post(f"/api/tasks/{pending.task_id}/regenerate/", {"rng": "x"}, format="json")
+    assert bad.status_code == 400 and "rng" in bad.json()
+    again = api_for("curator").post(f"/api/tasks/{pending.task_id}/regenerate/", {"rng": 5151}, format="json")
+    assert again.status_code == 400 and "rng" in again.json()  # the same rng made this version already
+
+
 def test_regenerate_refuses_bad_rng_and_non_curators(client_for, pending):
     assert client_for("viewer").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "1"}).status_code == 403
     client_for("curator").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "-3"})
