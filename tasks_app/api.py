@@ -23,8 +23,8 @@ from tasks_app.filters import SeedFilter, SynthesisRunFilter, TaskFilter, TaskSe
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.serializers import (
     SeedDnaOutput, SeedListOutput, SeedOutput, SeedUploadInput, SynthesisRunInput, SynthesisRunListOutput,
-    SynthesisRunOutput, TaskDetailOutput, TaskRegenerateInput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskSetInput, TaskSetListOutput,
-    TaskSetOutput,
+    SynthesisRunOutput, TaskDetailOutput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskRegenerateInput,
+    TaskSetInput, TaskSetListOutput, TaskSetOutput,
 )
 from tasks_app.task_dna import dna_comparison, task_dna
 

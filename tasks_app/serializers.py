@@ -8,8 +8,8 @@ from rest_framework import serializers
 from tasks_app import bundle_files, selectors
 
 from tasks_app.forms import RNG_MAX
-from tasks_app.regenerate import MAX_RNG as REGENERATE_MAX_RNG
 from tasks_app.models import ReviewComment, Seed, SynthesisRun, SynthesizedTask, TaskSet
+from tasks_app.regenerate import MAX_RNG as REGENERATE_MAX_RNG
 
 
 class SeedListOutput(serializers.ModelSerializer):
@@ -63,8 +63,8 @@ class SynthesisRunInput(serializers.Serializer):
 
 
 class TaskRegenerateInput(serializers.Serializer):
-    rng = serializers.IntegerField(min_value=0, max_value=REGENERATE_MAX_RNG, required=False, allow_null=True, default=None,
-                                   help_text="omit for a random one")
+    rng = serializers.IntegerField(min_value=0, max_value=REGENERATE_MAX_RNG, required=False, allow_null=True,
+                                   default=None, help_text="omit for a random one")
 
 
 class SynthesisRunListOutput(serializers.ModelSerializer):
@@ -77,20 +77,8 @@ class SynthesisRunListOutput(serializers.ModelSerializer):
 
 
 class SynthesisRunOutput(SynthesisRunListOutput):
-    """A run with its summary. Regeneration runs made before the summary stopped naming it stored the previous task's
-    rule family there, a hidden field on a public row: that key is never sent (reviewers read it on the task)."""
-
-    hidden_summary_keys = ("rule_family",)
-
     class Meta(SynthesisRunListOutput.Meta):
         fields = SynthesisRunListOutput.Meta.fields + ["summary"]
-
-    def to_representation(self, run):
-        data = super().to_representation(run)
-        if isinstance(data.get("summary"), dict):
-            data["summary"] = {key: value for key, value in data["summary"].items()
-                               if key not in self.hidden_summary_keys}
-        return data
 
 
 class TaskListOutput(serializers.ModelSerializer):

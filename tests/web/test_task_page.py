@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import import_module
 
 import pytest
+from django.apps import apps as django_apps
 
 from tasks_app import regenerate, services
 from tasks_app.models import SynthesisRun, SynthesizedTask
@@ -103,10 +105,13 @@ def test_regenerate_by_api_and_no_viewer_learns_the_rule_family_from_the_run(api
     assert new.rule_family == pending.rule_family  # the worker still found the family, from the previous version
     done = [api_for("viewer").get(path).content.decode() for path in (f"/api/synthesis-runs/{run_id}/",
                                                                       "/api/synthesis-runs/")]
-    # Regenerations queued before the run row stopped naming the family stored it in the summary; it is not sent.
-    legacy = SynthesisRun.objects.get(id=run_id)
-    SynthesisRun.objects.filter(id=run_id).update(summary=legacy.summary | {"rule_family": pending.rule_family})
-    done.append(api_for("viewer").get(f"/api/synthesis-runs/{run_id}/").content.decode())
+    # Regenerations queued before the run row stopped naming the family stored it in the summary: a migration drops it.
+    run = SynthesisRun.objects.get(id=run_id)
+    SynthesisRun.objects.filter(id=run_id).update(summary=run.summary | {"rule_family": pending.rule_family})
+    import_module("tasks_app.migrations.0008_regeneration_summary_without_rule_family") \
+        .drop_rule_family_from_run_summaries(django_apps, None)
+    run.refresh_from_db()
+    assert "rule_family" not in run.summary and run.summary["regenerates"] == pending.task_id
     for body in queued + done:
         assert pending.rule_family not in body
     bad = api_for("curator").post(f"/api/tasks/{pending.task_id}/regenerate/", {"rng": "x"}, format="json")
