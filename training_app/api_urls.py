@@ -2,7 +2,10 @@
 
 from django.urls import path
 
-from training_app import api, api_campaigns, api_latency, api_training
+from training_app.campaigns import api as api_campaigns
+from training_app.latency import api as api_latency
+from training_app.rollouts import api
+from training_app.runs import api as api_training
 
 urlpatterns = [
     path("rollout-batches/", api.RolloutBatchListApi.as_view(), name="api-rollout-batch-list"),

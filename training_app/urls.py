@@ -2,7 +2,10 @@
 
 from django.urls import path
 
-from training_app import views, views_campaigns, views_latency, views_training
+from training_app.campaigns import views as views_campaigns
+from training_app.latency import views as views_latency
+from training_app.rollouts import views
+from training_app.runs import views as views_training
 
 urlpatterns = [
     path("rollouts/", views.rollout_batch_list, name="rollout-batch-list"),

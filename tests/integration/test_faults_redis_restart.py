@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 def test_rollout_batch_completes_across_a_redis_restart(task_set, record_property, django_capture_on_commit_callbacks):
     from celery import Celery
 
-    from training_app import services
+    from training_app.rollouts import services
     from training_app.models import RolloutBatch, Trajectory
 
     redis = RedisServer()

@@ -22,7 +22,7 @@ PAGES = ("/", "/rollouts/", "/tasks/", "/synthesis/", "/campaigns/", "/health/")
 
 def test_web_and_two_workers_write_at_once_without_locking(client_for, task_set, record_property,
                                                           django_capture_on_commit_callbacks):
-    from training_app import services
+    from training_app.rollouts import services
     from training_app.models import RolloutBatch, Trajectory
 
     if connection.vendor == "sqlite":

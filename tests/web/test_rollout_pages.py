@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from training_app import services
+from training_app.rollouts import services
 from training_app.models import RolloutBatch
 
 
