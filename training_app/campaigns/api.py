@@ -1,10 +1,9 @@
-"""The REST API of evaluation campaigns: launch, watch, cancel, read the transfer report; routes in `urlpatterns`."""
+"""The REST API of evaluation campaigns: launch, watch, cancel, read the transfer report."""
 
 from __future__ import annotations
 
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
@@ -105,10 +104,3 @@ class CampaignReportApi(APIView):
     def get(self, request, campaign_id):
         return Response(get_object_or_404(EvalCampaign.objects.only("id", "report"), id=campaign_id).report)
 
-
-urlpatterns = [
-    path("campaigns/", CampaignListApi.as_view(), name="api-campaign-list"),
-    path("campaigns/<int:campaign_id>/", CampaignDetailApi.as_view(), name="api-campaign-detail"),
-    path("campaigns/<int:campaign_id>/cancel/", CampaignCancelApi.as_view(), name="api-campaign-cancel"),
-    path("campaigns/<int:campaign_id>/report/", CampaignReportApi.as_view(), name="api-campaign-report"),
-]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from django.urls import path
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -94,9 +93,3 @@ class LatencyStudyCancelApi(JobCancelApi):
     output_serializer = LatencyStudyOutput
     noun = "latency study"
 
-
-urlpatterns = [
-    path("latency-studies/", LatencyStudyListApi.as_view(), name="api-latency-study-list"),
-    path("latency-studies/<int:study_id>/", LatencyStudyDetailApi.as_view(), name="api-latency-study-detail"),
-    path("latency-studies/<int:study_id>/cancel/", LatencyStudyCancelApi.as_view(), name="api-latency-study-cancel"),
-]

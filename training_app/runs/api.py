@@ -1,9 +1,8 @@
-"""The REST API of training runs: launch, list, watch, cancel, read the metric lines; routes in `urlpatterns`."""
+"""The REST API of training runs: launch, list, watch, cancel, read the metric lines."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from django.urls import path
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -115,10 +114,3 @@ class TrainingRunMetricsApi(APIView):
         run = get_object_or_404(TrainingRun.objects.only("id"), id=run_id)
         return Response([row.metrics for row in run.metrics.all()])
 
-
-urlpatterns = [
-    path("training-runs/", TrainingRunListApi.as_view(), name="api-training-run-list"),
-    path("training-runs/<int:run_id>/", TrainingRunDetailApi.as_view(), name="api-training-run-detail"),
-    path("training-runs/<int:run_id>/cancel/", TrainingRunCancelApi.as_view(), name="api-training-run-cancel"),
-    path("training-runs/<int:run_id>/metrics/", TrainingRunMetricsApi.as_view(), name="api-training-run-metrics"),
-]
