@@ -70,7 +70,7 @@ def review_queue(request):
         status, filter_errors = 400, dict(filterset.errors)
         filterset = ReviewQueueFilter(data={}, queryset=review_selectors.review_queue_rows(), request=request)
     context = _queue_context(request, filterset, bulk_form, SavedViewForm()) | {"filter_errors": filter_errors}
-    return render(request, "tasks/review_queue.html", context, status=status)
+    return render(request, "tasks/review/review_queue.html", context, status=status)
 
 
 @role_required(Role.REVIEWER)

@@ -40,7 +40,7 @@ def seed_list(request):
     else:
         status = 200
     page = paginate(request, selectors.seed_list_rows())
-    return render(request, "tasks/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
+    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
 
 
 @role_required(Role.VIEWER)
@@ -65,4 +65,4 @@ def seed_detail(request, name):
     dna = seed.dna.data if hasattr(seed, "dna") else {}
     context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
                "runs": synthesis_selectors.synthesis_run_list_rows(seed=seed)[:20]}
-    return render(request, "tasks/seed_detail.html", context, status=status)
+    return render(request, "tasks/seeds/seed_detail.html", context, status=status)

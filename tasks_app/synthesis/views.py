@@ -16,7 +16,7 @@ from tasks_app.tasks.rollout_stats import attach_rollout_stats
 @bad_page_is_400
 def synthesis_run_list(request):
     page = paginate(request, selectors.synthesis_run_list_rows())
-    return render(request, "tasks/synthesis_run_list.html", {"runs": page, "page": page})
+    return render(request, "tasks/synthesis/synthesis_run_list.html", {"runs": page, "page": page})
 
 
 @role_required(Role.VIEWER)
@@ -30,5 +30,5 @@ def synthesis_run_detail(request, run_id):
         SynthesisRun.request_cancel(run.id, actor=request.user)
         return redirect("synthesis-run-detail", run_id=run.id)
     page = paginate(request, task_selectors.task_list_rows(run_id=run.id))
-    return render(request, "tasks/synthesis_run_detail.html",
+    return render(request, "tasks/synthesis/synthesis_run_detail.html",
                   {"run": run, "tasks": attach_rollout_stats(page), "page": page})

@@ -50,4 +50,4 @@ def task_set_list(request):
         context.update(picker_page=paginate(request, picker.qs, page_param="tasks_page"), checked=checked,
                        picker_filters=task_set_picker.applied_filters(picker, request=request),
                        difficulties=SynthesizedTask.Difficulty.choices)
-    return render(request, "tasks/task_set_list.html", context, status=status)
+    return render(request, "tasks/task_sets/task_set_list.html", context, status=status)

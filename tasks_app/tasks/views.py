@@ -28,7 +28,7 @@ def task_list(request):
         "status", "seed", "modality")
     filters = {key: request.GET.get(key, "") for key in keys}
     page = paginate(request, selectors.task_list_rows(**filters))
-    return render(request, "tasks/task_list.html", {"tasks": attach_rollout_stats(page), "page": page,
+    return render(request, "tasks/tasks/task_list.html", {"tasks": attach_rollout_stats(page), "page": page,
                                                     "filters": filters, "statuses": SynthesizedTask.Status.values})
 
 
@@ -79,7 +79,7 @@ def task_detail(request, task_id):
         context.update(rule=rule, rule_json=json.dumps(rule, indent=2),
                        grading_json=bundle_files.read_text(task.bundle_dir, "private/grading.json"),
                        answers_preview=bundle_files.read_text(task.bundle_dir, "private/answers.csv", limit=2000))
-    return render(request, "tasks/task_detail.html", context, status=status)
+    return render(request, "tasks/tasks/task_detail.html", context, status=status)
 
 
 @role_required(Role.VIEWER)

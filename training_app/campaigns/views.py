@@ -42,7 +42,7 @@ def campaign_list(request):
         status = 400
     # The report (every cell's metrics) is the heavy JSON of a campaign: the list shows none of it.
     page = paginate(request, selectors.campaign_list().defer("report").order_by("-created_at", "-id"))
-    return render(request, "training/campaign_list.html", {"campaigns": page, "page": page, "form": form},
+    return render(request, "training/campaigns/campaign_list.html", {"campaigns": page, "page": page, "form": form},
                   status=status)
 
 
@@ -73,7 +73,7 @@ def campaign_detail(request, campaign_id):
     for row in rows:
         for cell in row["cells"]:
             cell["first_episode"] = first_episode.get((row["policy"], cell["scaffold"]))
-    return render(request, "training/campaign_detail.html", {
+    return render(request, "training/campaigns/campaign_detail.html", {
         "campaign": campaign, "metric": metric, "metrics": metrics,
         "rows": rows, "scaffolds": campaign.report.get("scaffolds", []),
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
@@ -88,7 +88,7 @@ def campaign_episodes(request, campaign_id):
     campaign = _campaign_or_404(campaign_id)
     policy, scaffold = request.GET.get("policy", ""), request.GET.get("scaffold", "")
     page = paginate(request, selectors.episode_list(campaign=campaign, policy=policy, scaffold=scaffold))
-    return render(request, "training/campaign_episodes.html", {
+    return render(request, "training/campaigns/campaign_episodes.html", {
         "campaign": campaign, "policy": policy, "scaffold": scaffold, "episodes": page, "page": page})
 
 
@@ -130,7 +130,7 @@ def campaign_episode_detail(request, campaign_id, episode_id):
     cell = list(selectors.episode_list(campaign=campaign, policy=episode.policy, scaffold=episode.scaffold)
                 .values_list("id", flat=True))
     position = cell.index(episode.id)
-    return render(request, "training/campaign_episode_detail.html", {
+    return render(request, "training/campaigns/campaign_episode_detail.html", {
         "campaign": campaign, "episode": episode, "trajectory": trajectory, "grade": grade,
         "turns": presentation.turn_views(trajectory), "ladder": presentation.ladder_view(grade),
         "rewards": trajectory.get("rewards") or {}, "pygments_css": presentation.pygments_css(),

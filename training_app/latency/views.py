@@ -41,7 +41,7 @@ def latency_list(request):
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
     page = paginate(request, selectors.latency_study_list().order_by("-created_at", "-id"))
-    return render(request, "training/latency_list.html", {"studies": page, "page": page, "form": form},
+    return render(request, "training/latency/latency_list.html", {"studies": page, "page": page, "form": form},
                   status=status)
 
 
@@ -61,7 +61,7 @@ def latency_detail(request, study_id):
                           {"reason": "Only the study's creator, reviewers and admins may cancel it."}, status=403)
         LatencyStudy.request_cancel(study.id, actor=request.user)
         return redirect("latency-detail", study_id=study.id)
-    return render(request, "training/latency_detail.html", {
+    return render(request, "training/latency/latency_detail.html", {
         "study": study, "seed_rows": selectors.seed_rows(study.result),
         "figures": selectors.latency_figures(study.result),
     })

@@ -38,7 +38,7 @@ def rollout_batch_list(request):
                 form.add_error(error.field if error.field in form.fields else None, str(error))
         status = 400
     page = paginate(request, selectors.rollout_batch_list())
-    return render(request, "training/rollout_batch_list.html", {"batches": page, "page": page, "form": form},
+    return render(request, "training/rollouts/rollout_batch_list.html", {"batches": page, "page": page, "form": form},
                   status=status)
 
 
@@ -62,7 +62,7 @@ def rollout_batch_detail(request, batch_id):
     # Paged by task, not by trajectory, so a task's G samples are never split across two pages.
     page = paginate(request, selectors.batch_task_ids(batch=batch), per_page=25)
     groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
-    return render(request, "training/rollout_batch_detail.html", {"batch": batch, "groups": groups, "page": page})
+    return render(request, "training/rollouts/rollout_batch_detail.html", {"batch": batch, "groups": groups, "page": page})
 
 
 @role_required(Role.VIEWER)
@@ -93,7 +93,7 @@ def trajectory_detail(request, trajectory_id):
     from tasks_app.review.views import turn_comment_context
 
     context |= turn_comment_context(trajectory=trajectory, user=request.user)
-    return render(request, "training/trajectory_detail.html", context)
+    return render(request, "training/rollouts/trajectory_detail.html", context)
 
 
 @role_required(Role.VIEWER)
@@ -103,7 +103,7 @@ def trajectory_compare(request, batch_id, task_id):
     trajectories = list(Trajectory.objects.filter(batch=batch, task__task_id=task_id).select_related("task"))
     if not trajectories:
         raise Http404("no trajectories of that task in this batch")
-    return render(request, "training/trajectory_compare.html", {
+    return render(request, "training/rollouts/trajectory_compare.html", {
         "batch": batch, "task_id": task_id, "columns": [_trajectory_view(t) for t in trajectories],
         "pygments_css": presentation.pygments_css(),
     })

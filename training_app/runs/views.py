@@ -39,7 +39,7 @@ def training_run_list(request):
         status = 400
     runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
     page = paginate(request, runs)
-    return render(request, "training/training_run_list.html", {"runs": page, "page": page, "form": form}, status=status)
+    return render(request, "training/runs/training_run_list.html", {"runs": page, "page": page, "form": form}, status=status)
 
 
 def _run_or_404(run_id: int) -> TrainingRun:
@@ -59,7 +59,7 @@ def training_run_detail(request, run_id):
         TrainingRun.request_cancel(run.id, actor=request.user)
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
-    return render(request, "training/training_run_detail.html", {
+    return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
         "config_items": sorted(run.config.items()), "may_cancel": run.may_be_cancelled_by(request.user),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
