@@ -41,11 +41,11 @@ def _studio() -> dict:
     from sandmle.seeds import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
+    from tasks_app.models import Seed, SynthesisRun
     from tasks_app.review import services as review_services
     from tasks_app.seeds import services as seed_services
     from tasks_app.synthesis import services as synthesis_services
     from tasks_app.task_sets import services as task_set_services
-    from tasks_app.models import Seed, SynthesisRun
     from training_app.rollouts import services
 
     users = {role.group_name: user_create(username=role.group_name, password=f"pw-{role.group_name}", role=role)

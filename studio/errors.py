@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 class ServiceError(ValueError):
     """A request that cannot be carried out as asked; `field` names the input at fault."""
 

@@ -7,5 +7,6 @@ from tasks_app.task_sets import urls as task_sets
 from tasks_app.tasks import urls as tasks
 
 urlpatterns = [
-    *seeds.api_urlpatterns, *synthesis.api_urlpatterns, *tasks.api_urlpatterns, *task_sets.api_urlpatterns, *review.api_urlpatterns,
+    *seeds.api_urlpatterns, *synthesis.api_urlpatterns, *tasks.api_urlpatterns, *task_sets.api_urlpatterns,
+    *review.api_urlpatterns,
 ]

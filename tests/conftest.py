@@ -81,9 +81,9 @@ def iris_results(tmp_path_factory):
 def stored_tasks(db, users, iris_results):
     """The session's iris tasks stored as rows of a finished synthesis run."""
     from sandmle_web.jobs import JobState
+    from tasks_app.models import Seed, SynthesisRun
     from tasks_app.seeds import services as seed_services
     from tasks_app.synthesis import services as synthesis_services
-    from tasks_app.models import Seed, SynthesisRun
 
     seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=2, state=JobState.SUCCEEDED)

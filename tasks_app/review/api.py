@@ -14,14 +14,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsReviewer, IsViewer
-from tasks_app.review import selectors as review_selectors, services as review_services
-from tasks_app.shared.api import service_call
 from tasks_app.models import ReviewComment, SynthesizedTask
+from tasks_app.review import selectors as review_selectors
+from tasks_app.review import services as review_services
 from tasks_app.review.filters import ReviewQueueFilter
 from tasks_app.review.serializers import (
     AssignmentInput, AuditOutput, BulkInput, BulkOutput, CommentInput, DecisionInput, DecisionOutput, QueueTaskOutput,
     ReasonInput, ResolveInput, ReviewStateOutput, SavedViewInput, SavedViewOutput, ThreadOutput,
 )
+from tasks_app.shared.api import service_call
 
 
 def _task(task_id: str) -> SynthesizedTask:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
 from tasks_app.tasks.models import SynthesizedTask
 
 

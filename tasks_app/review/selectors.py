@@ -6,8 +6,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from accounts.roles import Role, has_role
 from tasks_app.models import ReviewComment, SavedReviewView, SynthesizedTask, TaskAuditEntry
-from tasks_app.tasks.selectors import task_list
-from tasks_app.tasks.selectors import task_list_rows
+from tasks_app.tasks.selectors import task_list, task_list_rows
 
 # Review-made entries may quote the hidden rule in their reasons; others read who, when and from what to what.
 REVIEWER_ONLY_REASON_VIA = (TaskAuditEntry.Via.REVIEW, TaskAuditEntry.Via.BULK, TaskAuditEntry.Via.REOPEN)

@@ -15,8 +15,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import Role, has_role
-from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
 from studio.errors import ServiceError
+from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
 
 Status = SynthesizedTask.Status
 Verdict = ReviewDecision.Verdict

@@ -12,13 +12,14 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.paging import bad_page_is_400, paginate
-from tasks_app.review import selectors as review_selectors, services as review_services
-from tasks_app.review.forms import BulkReviewForm, DecisionForm, ReasonForm, SavedViewForm, ThreadCommentForm
-from tasks_app.models import ReviewComment, SynthesizedTask
-from tasks_app.review.filters import FILTER_NAMES, UNASSIGNED, ReviewQueueFilter, reviewer_choices
-from tasks_app.tasks.rollout_stats import attach_rollout_stats
 from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.models import ReviewComment, SynthesizedTask
+from tasks_app.review import selectors as review_selectors
+from tasks_app.review import services as review_services
+from tasks_app.review.filters import FILTER_NAMES, UNASSIGNED, ReviewQueueFilter, reviewer_choices
+from tasks_app.review.forms import BulkReviewForm, DecisionForm, ReasonForm, SavedViewForm, ThreadCommentForm
+from tasks_app.tasks.rollout_stats import attach_rollout_stats
 
 QUEUE_PER_PAGE = 50
 

@@ -8,10 +8,11 @@ from rest_framework import status
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
 from accounts.permissions import IsViewer
+from tasks_app.models import Seed
 from tasks_app.seeds import services
 from tasks_app.seeds.filters import SeedFilter
-from tasks_app.models import Seed
 from tasks_app.seeds.serializers import SeedDnaOutput, SeedListOutput, SeedOutput, SeedUploadInput
 from tasks_app.shared.api import refuse_unless_curator, service_call
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import django_filters
+
 from tasks_app.models import Seed
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-
 TASK_TYPES = [("", "infer from the target"), ("binary", "binary"), ("multiclass", "multiclass"), ("regression", "regression")]
 METRICS = [("", "default for the task type"), ("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("roc_auc", "ROC-AUC"),
            ("log_loss", "log-loss"), ("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R²")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rest_framework import serializers
+
 from tasks_app.models import Seed
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
 from django.conf import settings
 from django.db import transaction
+
 from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
-from tasks_app.models import Seed, TaskDNA
 from studio.errors import ServiceError
-
+from tasks_app.models import Seed, TaskDNA
 
 SEED_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.paging import bad_page_is_400, paginate
 from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
 from tasks_app.seeds import selectors, services
-from tasks_app.synthesis import selectors as synthesis_selectors, services as synthesis_services
 from tasks_app.seeds.forms import SeedUploadForm
-from tasks_app.synthesis.forms import SynthesisRunForm
 from tasks_app.shared.views import form_errors_from
+from tasks_app.synthesis import selectors as synthesis_selectors
+from tasks_app.synthesis import services as synthesis_services
+from tasks_app.synthesis.forms import SynthesisRunForm
 
 
 @role_required(Role.VIEWER)

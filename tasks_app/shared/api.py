@@ -1,8 +1,10 @@
-"""What the task side's APIs share: a service's refusal as a 400 naming its field, the curator check, reviewer context."""
+"""What the task side's APIs share: a service's refusal as a 400 naming its field, the curator check, the reviewer
+context."""
 
 from __future__ import annotations
 
 from rest_framework.exceptions import PermissionDenied, ValidationError
+
 from accounts.permissions import IsCurator
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError

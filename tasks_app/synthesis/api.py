@@ -9,12 +9,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
 from accounts.permissions import IsCurator, IsViewer
+from tasks_app.models import Seed, SynthesisRun
+from tasks_app.shared.api import refuse_unless_curator, service_call
 from tasks_app.synthesis import services
 from tasks_app.synthesis.filters import SynthesisRunFilter
-from tasks_app.models import Seed, SynthesisRun
 from tasks_app.synthesis.serializers import SynthesisRunInput, SynthesisRunListOutput, SynthesisRunOutput
-from tasks_app.shared.api import refuse_unless_curator, service_call
 
 
 class SynthesisRunListApi(ListAPIView):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import django_filters
+
+from sandmle_web.api_lists import name_filter
 from sandmle_web.jobs import JobState
 from tasks_app.models import SynthesisRun
-from sandmle_web.api_lists import name_filter
 
 
 class SynthesisRunFilter(django_filters.FilterSet):

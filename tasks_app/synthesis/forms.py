@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from django import forms
+
 from tasks_app.synthesis.models import RNG_MAX
+from tasks_app.synthesis.services import synthesis_llm_defaults
 
 
 class SynthesisRunForm(forms.Form):
@@ -17,7 +19,5 @@ class SynthesisRunForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        from tasks_app.synthesis.services import synthesis_llm_defaults
-
         for name, value in synthesis_llm_defaults().items():  # read per form: settings may change under tests
             self.fields[name].initial = value

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.db import models
+
 from sandmle_web.jobs import Job
 from tasks_app.seeds.models import Seed
-
 
 # The rng seeds numpy and is stored in a signed 64-bit column; 2**32 seeds are more than any curator needs.
 RNG_MAX = 2**32 - 1

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from rest_framework import serializers
-from tasks_app.synthesis.models import RNG_MAX
+
 from tasks_app.models import SynthesisRun
+from tasks_app.synthesis.models import RNG_MAX
 
 
 class SynthesisRunInput(serializers.Serializer):

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.db import transaction
+
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
-from tasks_app.synthesis.models import RNG_MAX
+from studio.errors import ServiceError
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
 from tasks_app.review.difficulty import task_difficulty
-from studio.errors import ServiceError
 from tasks_app.seeds.services import seed_engine_object
+from tasks_app.synthesis.models import RNG_MAX
 
 
 def synthesis_llm_defaults() -> dict:

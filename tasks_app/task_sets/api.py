@@ -9,12 +9,14 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
 from accounts.permissions import IsViewer
-from tasks_app.task_sets import picker as task_set_picker, selectors, services
-from tasks_app.task_sets.filters import TaskSetFilter
 from tasks_app.models import TaskSet
-from tasks_app.task_sets.serializers import TaskSetInput, TaskSetListOutput, TaskSetOutput
 from tasks_app.shared.api import refuse_unless_curator, service_call
+from tasks_app.task_sets import picker as task_set_picker
+from tasks_app.task_sets import selectors, services
+from tasks_app.task_sets.filters import TaskSetFilter
+from tasks_app.task_sets.serializers import TaskSetInput, TaskSetListOutput, TaskSetOutput
 
 
 class TaskSetListApi(ListAPIView):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import django_filters
-from tasks_app.models import TaskSet
+
 from sandmle_web.api_lists import name_filter
+from tasks_app.models import TaskSet
 
 
 class TaskSetFilter(django_filters.FilterSet):

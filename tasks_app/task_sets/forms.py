@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django import forms
 
-
 TASK_SET_SELECTIONS = [("checked", "the checked tasks"), ("matching", "every task matching the filter")]
 
 

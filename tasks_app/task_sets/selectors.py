@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count, QuerySet
+
 from tasks_app.models import TaskSet
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.db import transaction
-from tasks_app.models import SynthesizedTask, TaskSet
+
 from studio.errors import ServiceError
+from tasks_app.models import SynthesizedTask, TaskSet
 from tasks_app.seeds.services import SEED_NAME_PATTERN
 
 

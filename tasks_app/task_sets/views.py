@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.paging import bad_page_is_400, paginate
 from studio.errors import ServiceError
-from tasks_app.task_sets import picker as task_set_picker, selectors, services
-from tasks_app.task_sets.forms import TaskSetForm
+from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import SynthesizedTask
 from tasks_app.shared.views import form_errors_from
+from tasks_app.task_sets import picker as task_set_picker
+from tasks_app.task_sets import selectors, services
+from tasks_app.task_sets.forms import TaskSetForm
 
 
 @role_required(Role.VIEWER)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mimetypes
+
 from django.core.cache import cache
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -14,18 +15,19 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
 from accounts.permissions import IsCurator, IsViewer
 from accounts.roles import Role, has_role
-from tasks_app.tasks import regenerate, files as task_files
-from tasks_app.tasks.filters import TaskFilter
 from tasks_app.models import SynthesizedTask
+from tasks_app.shared.api import reviewer_context, service_call
 from tasks_app.synthesis.serializers import SynthesisRunOutput
+from tasks_app.tasks import files as task_files
+from tasks_app.tasks import regenerate
+from tasks_app.tasks.dna import dna_comparison, task_dna
+from tasks_app.tasks.filters import TaskFilter
 from tasks_app.tasks.serializers import (
     TaskDetailOutput, TaskDnaOutput, TaskFileOutput, TaskListOutput, TaskRegenerateInput,
 )
-from tasks_app.tasks.dna import dna_comparison, task_dna
-from tasks_app.shared.api import reviewer_context, service_call
-
 
 DNA_CACHE_SECONDS = 3600
 

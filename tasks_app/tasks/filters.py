@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import django_filters
+
 from accounts.roles import Role, has_role
-from sandmle_web.api_lists import IdFilter
+from sandmle_web.api_lists import IdFilter, name_filter
 from tasks_app.models import SynthesizedTask
-from sandmle_web.api_lists import name_filter
 
 
 class TaskFilter(django_filters.FilterSet):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
 from tasks_app.seeds.models import Seed
 from tasks_app.synthesis.models import SynthesisRun
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.core.cache import cache
 
 from tasks_app.tasks import bundle_files, charts, regenerate
-from tasks_app.tasks.rollout_stats import rollout_stats_by_task
 from tasks_app.tasks.dna import dna_comparison, task_dna
+from tasks_app.tasks.rollout_stats import rollout_stats_by_task
 
 CACHE_SECONDS = 3600
 

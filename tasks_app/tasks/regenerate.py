@@ -16,9 +16,9 @@ from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
+from tasks_app.models import SynthesisRun, SynthesizedTask
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
-from tasks_app.models import SynthesisRun, SynthesizedTask
 
 REGENERATES = "regenerates"  # key of SynthesisRun.summary naming the previous version's task_id
 MAX_RNG = 2**31 - 1

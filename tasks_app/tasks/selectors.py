@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import Count, QuerySet
-from tasks_app.models import SynthesizedTask
 
+from tasks_app.models import SynthesizedTask
 
 # A task row of a list never shows these: the spec and the synthesis log are the heavy JSON of a task (kilobytes
 # each), read only on the task's own page. Deferring them (rather than listing the columns a row shows) keeps every

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from tasks_app.review import selectors as review_selectors
-from tasks_app.tasks import bundle_files
+
 from tasks_app.models import SynthesizedTask
-from tasks_app.tasks.regenerate import MAX_RNG as REGENERATE_MAX_RNG
+from tasks_app.review import selectors as review_selectors
 from tasks_app.review.serializers import CommentOutput
+from tasks_app.tasks import bundle_files
+from tasks_app.tasks.regenerate import MAX_RNG as REGENERATE_MAX_RNG
 
 
 class TaskRegenerateInput(serializers.Serializer):

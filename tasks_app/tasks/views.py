@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import json
+
 from django.contrib import messages
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle_web.markdown import render_markdown
-from studio.paging import bad_page_is_400, paginate
 from studio.errors import ServiceError
-from tasks_app.review import services as review_services, selectors as review_selectors
-from tasks_app.tasks import bundle_files, regenerate, page as task_page, selectors
-from tasks_app.review.forms import ReviewForm
+from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import SynthesizedTask
-from tasks_app.tasks.rollout_stats import attach_rollout_stats
+from tasks_app.review import selectors as review_selectors
+from tasks_app.review import services as review_services
+from tasks_app.review.forms import ReviewForm
 from tasks_app.review.views import review_panel_context
 from tasks_app.shared.views import form_errors_from
+from tasks_app.tasks import bundle_files, regenerate, selectors
+from tasks_app.tasks import page as task_page
+from tasks_app.tasks.rollout_stats import attach_rollout_stats
 
 
 @role_required(Role.VIEWER)

@@ -50,8 +50,8 @@ def _user_namespace_mounts() -> bool:
 
 @pytest.mark.skipif(not _user_namespace_mounts(), reason="unshare -Urm with a tmpfs mount is not allowed here")
 def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle(record_property):
-    from tasks_app.seeds import services as seed_services
     from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
+    from tasks_app.seeds import services as seed_services
 
     seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=4, rng=5)

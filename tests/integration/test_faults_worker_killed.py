@@ -107,9 +107,9 @@ def taken_over(job) -> None:
 
 
 def test_synthesis_run_survives_sigkill(broker, record_property, django_capture_on_commit_callbacks):
+    from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
     from tasks_app.seeds import services as seed_services
     from tasks_app.synthesis import services as synthesis_services
-    from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
 
     seed_services.seeds_load_bundled()
     with django_capture_on_commit_callbacks(execute=False):
@@ -131,8 +131,8 @@ def test_synthesis_run_survives_sigkill(broker, record_property, django_capture_
 
 
 def test_rollout_batch_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
-    from training_app.rollouts import services
     from training_app.models import RolloutBatch, Trajectory
+    from training_app.rollouts import services
 
     with django_capture_on_commit_callbacks(execute=False):
         batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=4,
@@ -179,8 +179,8 @@ def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, tas
                                                                      django_capture_on_commit_callbacks):
     from sandmle.rl.run_files import last_checkpoint
     from sandmle.rl.tiny_model import build_tiny_checkpoint
-    from training_app.runs import services as training_services
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from training_app.runs import services as training_services
 
     model = build_tiny_checkpoint(tmp_path / "tiny")
     steps = 6

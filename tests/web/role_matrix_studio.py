@@ -55,9 +55,9 @@ def _image_task(*, users, out_dir: Path):
     from sandmle.seeds import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
+    from tasks_app.models import Seed, SynthesisRun
     from tasks_app.synthesis import services as synthesis_services
     from tasks_app.tasks import bundle_files
-    from tasks_app.models import Seed, SynthesisRun
 
     (result,) = synthesize(load_bundled_seed("digits"), count=1, rng=3, out_dir=out_dir)
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="digits"), count=1, state=JobState.SUCCEEDED,
@@ -69,8 +69,8 @@ def _image_task(*, users, out_dir: Path):
 def _training_run(*, users, task_set, batch, out_dir: Path, capture):
     """A finished one-step run: its metric line names a trajectories file inside its output_dir, as the trainer's."""
     from sandmle_web.jobs import JobState
-    from training_app.runs import services as training_services
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from training_app.runs import services as training_services
 
     with capture(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
@@ -117,9 +117,9 @@ def _latency_study(*, users, task, capture):
 
 
 def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
+    from tasks_app.models import Seed, SynthesizedTask
     from tasks_app.review import services as review_services
     from tasks_app.tasks import regenerate
-    from tasks_app.models import Seed, SynthesizedTask
 
     synthesis_run = stored_tasks[0].run
     synthesis_run.created_by = users["curator"]  # a curator may cancel only the jobs they launched

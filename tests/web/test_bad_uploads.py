@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tasks_app.seeds import services as seed_services
 from tasks_app.models import Seed
+from tasks_app.seeds import services as seed_services
 from tests.bad_uploads import bad_uploads, good_csv
 
 CASES = bad_uploads()

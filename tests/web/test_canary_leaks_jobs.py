@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from tasks_app.synthesis import services as synthesis_services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.synthesis import services as synthesis_services
 
 KEY_CANARY = "sk-canary-key-77e1b4"
 

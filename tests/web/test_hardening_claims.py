@@ -6,8 +6,8 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import user_create
-from tasks_app.review import services as review_services
 from tasks_app.models import SynthesizedTask
+from tasks_app.review import services as review_services
 
 
 @pytest.fixture

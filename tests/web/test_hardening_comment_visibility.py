@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app.review import services as review_services
 from tasks_app.models import ReviewComment, SynthesizedTask
+from tasks_app.review import services as review_services
 
 SECRET = "the rule is x3 above 0.7"
 SHARED = "description typo in paragraph two"

@@ -6,8 +6,8 @@ import pytest
 
 from sandmle_web.jobs import JobState
 from studio.errors import ServiceError
-from tasks_app.synthesis import services as synthesis_services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.synthesis import services as synthesis_services
 
 OUTSIDE = "http://169.254.169.254/v1"  # a cloud metadata address: the kind of internal host a curator might try
 
@@ -59,8 +59,8 @@ def test_worker_refuses_a_row_made_before_the_list_changed(iris, house_llm, user
 
 def test_rollout_policy_outside_the_list_is_refused(api_for, house_llm, stored_tasks, users):
     from tasks_app.models import TaskSet
-    from training_app.rollouts import services as training_services
     from training_app.models import RolloutBatch
+    from training_app.rollouts import services as training_services
 
     task_set = TaskSet.objects.create(name="one")
     task_set.tasks.set(stored_tasks[:1])

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tasks_app.seeds import services as seed_services
 from tasks_app.models import Seed
+from tasks_app.seeds import services as seed_services
 
 
 def _csv_bytes(rows: int = 60) -> bytes:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app.synthesis import services as synthesis_services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.synthesis import services as synthesis_services
 from tests.engine.llm_replies import simulated_llm
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sandmle_web.jobs import JobState
+from tasks_app.models import Seed, SynthesisRun
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
-from tasks_app.models import Seed, SynthesisRun
 
 
 @pytest.fixture

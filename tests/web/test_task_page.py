@@ -10,8 +10,8 @@ import pytest
 from django.apps import apps as django_apps
 
 from studio.errors import ServiceError
-from tasks_app.tasks import regenerate
 from tasks_app.models import SynthesisRun, SynthesizedTask
+from tasks_app.tasks import regenerate
 
 
 def _figures(html: str) -> dict[str, dict]:

@@ -12,11 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsViewer
-from training_app.shared.job_api import JobCancelApi, job_launch
-from training_app.campaigns import selectors
-from training_app.campaigns import services
+from training_app.campaigns import selectors, services
 from training_app.campaigns.filters import CampaignFilter
 from training_app.models import EvalCampaign, RolloutBatch
+from training_app.shared.job_api import JobCancelApi, job_launch
 
 
 class CampaignInput(serializers.Serializer):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import django_filters
+
+from sandmle_web.api_lists import name_filter
 from sandmle_web.jobs import JobState
 from training_app.models import EvalCampaign
-from sandmle_web.api_lists import name_filter
 
 
 class CampaignFilter(django_filters.FilterSet):

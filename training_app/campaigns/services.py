@@ -14,8 +14,8 @@ from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
-from tasks_app.models import TaskSet
 from studio.errors import ServiceError
+from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
 
 # The spec fields a caller sets; the task paths always come from the task set.

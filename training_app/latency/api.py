@@ -12,12 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsViewer
-from tasks_app.models import Seed, SynthesizedTask
 from studio.errors import ServiceError
-from training_app.latency import selectors
-from training_app.latency import services
-from training_app.shared.job_api import JobCancelApi
+from tasks_app.models import Seed, SynthesizedTask
+from training_app.latency import selectors, services
 from training_app.models import LatencyStudy
+from training_app.shared.job_api import JobCancelApi
 
 
 class LatencyStudyInput(serializers.Serializer):

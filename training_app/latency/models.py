@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+
 from sandmle_web.jobs import Job
 from tasks_app.models import SynthesizedTask
 

@@ -16,8 +16,8 @@ from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from tasks_app.models import Seed, SynthesizedTask
 from studio.errors import ServiceError
+from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 
 MAX_FULL_ROWS = 2_000_000

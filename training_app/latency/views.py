@@ -8,11 +8,10 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import Seed, SynthesizedTask
-from studio.errors import ServiceError
-from training_app.latency import selectors
-from training_app.latency import services
+from training_app.latency import selectors, services
 from training_app.latency.forms import LatencyStudyForm
 from training_app.models import LatencyStudy
 

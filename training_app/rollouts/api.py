@@ -9,13 +9,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsViewer
+from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
 from training_app.rollouts.filters import RolloutBatchFilter, TrajectoryFilter
-from training_app.shared.job_api import JobCancelApi, job_launch
-from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts.serializers import (
     RolloutBatchInput, RolloutBatchListOutput, RolloutBatchOutput, TrajectoryDetailOutput, TrajectoryOutput,
 )
+from training_app.shared.job_api import JobCancelApi, job_launch
 
 TRAJECTORY_ORDERING = ["created_at", "task__task_id", "sample_index", "reward", "score", "n_turns", "wall_s"]
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import django_filters
-from sandmle_web.api_lists import IdFilter
+
+from sandmle_web.api_lists import IdFilter, boolean_filter, name_filter
 from sandmle_web.jobs import JobState
 from training_app.models import RolloutBatch, Trajectory
-from sandmle_web.api_lists import boolean_filter, name_filter
-
 
 MILESTONES = [(name, name) for name in ("gold", "silver", "bronze", "median", "none")]
 

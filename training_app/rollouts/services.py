@@ -13,8 +13,8 @@ from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
-from tasks_app.models import SynthesizedTask, TaskSet
 from studio.errors import ServiceError
+from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")

@@ -9,13 +9,13 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
-from studio.errors import ServiceError
-from training_app.rollouts import selectors, services
-from training_app.shared import presentation
-from training_app.rollouts.forms import RolloutBatchForm
 from training_app.models import RolloutBatch, Trajectory
+from training_app.rollouts import selectors, services
+from training_app.rollouts.forms import RolloutBatchForm
+from training_app.shared import presentation
 
 
 @role_required(Role.VIEWER)

@@ -11,10 +11,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsViewer
-from training_app.shared.job_api import JobCancelApi, job_launch
+from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
-from training_app.models import TrainingRun
+from training_app.shared.job_api import JobCancelApi, job_launch
 
 
 class TrainingRunInput(serializers.Serializer):

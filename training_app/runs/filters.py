@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import django_filters
+
+from sandmle_web.api_lists import boolean_filter, name_filter
 from sandmle_web.jobs import JobState
 from training_app.models import TrainingRun
-from sandmle_web.api_lists import boolean_filter, name_filter
 
 
 class TrainingRunFilter(django_filters.FilterSet):

@@ -15,8 +15,8 @@ from django.db import transaction
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
-from tasks_app.models import TaskSet
 from studio.errors import ServiceError
+from tasks_app.models import TaskSet
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
 
 # The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).

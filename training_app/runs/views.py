@@ -9,11 +9,11 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
-from studio.errors import ServiceError
-from training_app.runs import services
 from training_app.models import TrainingRun
+from training_app.runs import services
 from training_app.runs.forms import TrainingRunForm
 
 

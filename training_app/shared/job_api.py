@@ -9,8 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator
-from tasks_app.models import TaskSet
 from studio.errors import ServiceError
+from tasks_app.models import TaskSet
 
 
 def job_launch(request, view, *, input_serializer, create, output_serializer) -> Response:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from django.utils.safestring import mark_safe
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from django.utils.safestring import mark_safe
 
 MILESTONES = ("median", "bronze", "silver", "gold")
 _FORMATTER = HtmlFormatter(nowrap=False, cssclass="highlight")

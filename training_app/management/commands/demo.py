@@ -14,15 +14,15 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
 from sandmle_web.jobs import JobState
+from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from tasks_app.review import services as review_services
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
 from tasks_app.task_sets import services as task_set_services
-from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
 from training_app.campaigns import services as campaign_services
-from training_app.runs import services as training_services
-from training_app.rollouts import services as rollout_services
 from training_app.models import EvalCampaign, RolloutBatch, TrainingRun
+from training_app.rollouts import services as rollout_services
+from training_app.runs import services as training_services
 
 DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
 
