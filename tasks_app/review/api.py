@@ -1,5 +1,5 @@
 """The REST API of the review workflow: the queue, decisions, reopening, assignments, bulk actions, threaded comments,
-audit history and saved views. Each class validates its input, then calls tasks_app.review_services."""
+audit history and saved views. Each class validates its input, then calls tasks_app.review.services."""
 
 from __future__ import annotations
 

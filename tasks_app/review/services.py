@@ -245,16 +245,12 @@ def saved_view_delete(*, user, view_id: int) -> None:
 
 
 # Approve, reject, claim and comment keep their signatures for the callers that predate the review workflow (the demo,
-# fixtures, the first API routes); they go through tasks_app.review_services, so the quorum and the audit hold there.
+# fixtures, the first API routes); they go through the functions above, so the quorum and the audit hold there.
 def task_approve(*, task: SynthesizedTask, user, comment: str = "") -> SynthesizedTask:
-    from tasks_app.review.services import review_decide
-
     return review_decide(task=task, user=user, verdict="approve", reason=comment or "Approved.")
 
 
 def task_reject(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
-    from tasks_app.review.services import review_decide
-
     if not reason.strip():
         raise ServiceError("say why the task is rejected", field="reason")
     return review_decide(task=task, user=user, verdict="reject", reason=reason)
@@ -262,8 +258,6 @@ def task_reject(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
 
 def task_assign(*, task: SynthesizedTask, user) -> SynthesizedTask:
     """A reviewer claims a pending task so others skip it in the queue (re-claiming one's own is fine)."""
-    from tasks_app.review.services import review_assign
-
     task.refresh_from_db(fields=["assigned_to", "status"])
     if task.assigned_to_id not in (None, user.id):  # a claim is taken, never taken over (admins reassign instead)
         raise ServiceError(f"task {task.task_id} is not open for claiming", field="status")
@@ -273,6 +267,4 @@ def task_assign(*, task: SynthesizedTask, user) -> SynthesizedTask:
 def task_comment_add(
     *, task: SynthesizedTask, user, body: str, visibility: str = ReviewComment.Visibility.REVIEWERS
 ) -> ReviewComment:
-    from tasks_app.review.services import comment_add
-
     return comment_add(task=task, user=user, body=body, visibility=visibility)

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from tasks_app.models import SynthesisRun
 from tasks_app.synthesis.models import RNG_MAX
+from tasks_app.synthesis.services import synthesis_llm_defaults
 
 
 class SynthesisRunInput(serializers.Serializer):
@@ -20,8 +21,6 @@ class SynthesisRunInput(serializers.Serializer):
     def validate(self, data):
         given = {name: data.get(name, "") for name in ("llm_url", "llm_model", "llm_key_env")}
         if not any(name in self.initial_data for name in given):
-            from tasks_app.synthesis.services import synthesis_llm_defaults
-
             given = synthesis_llm_defaults()
         return data | given
 

@@ -13,8 +13,9 @@ from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
-from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
+from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskAuditEntry
 from tasks_app.review.difficulty import task_difficulty
+from tasks_app.review.services import audit_record
 from tasks_app.seeds.services import seed_engine_object
 from tasks_app.synthesis.models import RNG_MAX
 
@@ -149,9 +150,6 @@ def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
 
 def _audit_stored(*, task: SynthesizedTask, run: SynthesisRun, previous_status: str | None) -> None:
     """The audit entry of a task stored by a run: the critic validated it (pending review) or rejected it."""
-    from tasks_app.models import TaskAuditEntry
-    from tasks_app.review.services import audit_record
-
     if previous_status == task.status:
         return
     regenerates = (run.summary or {}).get("regenerates", "")

@@ -8,7 +8,7 @@ from tasks_app.models import SynthesizedTask, TaskSet
 
 
 class TaskSetFilterInput(serializers.Serializer):
-    """The task-set page's picker filter (tasks_app.task_set_picker): the set takes every approved task it matches."""
+    """The task-set page's picker filter (tasks_app.task_sets.picker): the set takes every approved task it matches."""
 
     q = serializers.CharField(required=False, allow_blank=True, max_length=200,
                               help_text="words that each appear in the task's id, title or domain")

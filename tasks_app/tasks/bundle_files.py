@@ -15,7 +15,7 @@ def read_text(bundle_dir: str, relative: str, *, limit: int | None = None) -> st
     """The file's text ("" when it is missing or not a plain file), cut to `limit` characters with a marker."""
     if not bundle_dir:
         return ""
-    try:  # through EpisodeDir like the downloads (tasks_app/task_files.py): no symbolic link is followed
+    try:  # through EpisodeDir like the downloads (tasks_app/tasks/files.py): no symbolic link is followed
         text = EpisodeDir(bundle_dir, hard_links_ok=True).read_text(relative, max_bytes=MAX_TEXT_BYTES)
     except (RefusedFile, OSError):
         return ""

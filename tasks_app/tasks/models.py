@@ -18,7 +18,7 @@ class SynthesizedTask(models.Model):
         NEEDS_CHANGES = "needs_changes", "changes requested"  # back to pending review when reopened
 
     class Difficulty(models.TextChoices):
-        # From the calibration ladder's headroom (tasks_app.review_difficulty): how much of the oracle's lead over
+        # From the calibration ladder's headroom (tasks_app.review.difficulty): how much of the oracle's lead over
         # the baseline the learned references recover. "" for tasks without a ladder.
         EASY = "easy"
         MEDIUM = "medium"
@@ -56,7 +56,7 @@ class SynthesizedTask(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True, default="", db_index=True)
-    # Approvals count within one round; a reject or a request for changes ends the round (tasks_app.review_services).
+    # Approvals count within one round; a reject or a request for changes ends the round (tasks_app.review.services).
     review_round = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 

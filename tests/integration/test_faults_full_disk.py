@@ -26,7 +26,7 @@ from pathlib import Path
 import django
 django.setup()
 from sandmle.bundle import bundle_hash, file_hashes
-from tasks_app.services import synthesis_run_execute
+from tasks_app.synthesis.services import synthesis_run_execute
 out = Path(sys.argv[2])
 try:
     synthesis_run_execute(run_id=int(sys.argv[1]), worker="full-disk")

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 
-FULL_COLOUR, SYNTH_COLOUR = "#e0892f", "#2f6fde"  # tasks_app.charts' test and train colours
+FULL_COLOUR, SYNTH_COLOUR = "#e0892f", "#2f6fde"  # tasks_app.tasks.charts' test and train colours
 
 
 def latency_study_list() -> QuerySet[LatencyStudy]:
