@@ -1,1 +1,1 @@
-"""The task side, a folder per feature: seeds/, synthesis/, tasks/, review/, task_sets/; shared/ holds what they share."""
+"""The task side, a folder per feature: seeds/, synthesis/, tasks/, review/, task_sets/; shared/: what they share."""

@@ -28,5 +28,6 @@ class SynthesisRun(Job):
                    models.Index(fields=["seed", "-created_at"], name="synthrun_seed_created")]
 
     def task_name(self) -> str:
-        # A regeneration is a one-task synthesis run whose summary names the task it replaces (tasks_app.tasks.regenerate).
+        # A regeneration is a one-task synthesis run whose summary names the task it replaces
+        # (tasks_app.tasks.regenerate).
         return self.task_names[1] if self.summary.get("regenerates") else self.task_names[0]

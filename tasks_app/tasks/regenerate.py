@@ -46,8 +46,8 @@ def task_regenerate(*, task: SynthesizedTask, user, rng: int | None = None) -> S
 def task_regenerate_execute(*, run_id: int, worker: str = "") -> bool:
     """Claim a regeneration run and synthesize its one task; False when another worker has it already.
 
-    Like synthesis_services.synthesis_run_execute, but the engine is asked for the previous version's rule family only and the
-    new task's log says what it replaces.
+    Like synthesis_services.synthesis_run_execute, but the engine is asked for the previous version's rule family only
+    and the new task's log says what it replaces.
     """
     from sandmle.synth import synthesize
 

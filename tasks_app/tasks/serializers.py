@@ -96,4 +96,5 @@ class TaskDetailOutput(TaskOutput):
 
     @extend_schema_field(CommentOutput(many=True))
     def get_comments(self, task) -> list:
-        return CommentOutput(review_selectors.task_comments_for(task=task, user=self.context["request"].user), many=True).data
+        comments = review_selectors.task_comments_for(task=task, user=self.context["request"].user)
+        return CommentOutput(comments, many=True).data

@@ -48,7 +48,8 @@ def _store_copy(*, run, result, task_id: str):
     """One more stored task from an engine result under a new id: the same bundle, waiting for review."""
     from tasks_app.synthesis import services as synthesis_services
 
-    return synthesis_services.synthesized_task_store(run=run, result=type(result)(**{**result.__dict__, "task_id": task_id}))
+    renamed = type(result)(**{**result.__dict__, "task_id": task_id})
+    return synthesis_services.synthesized_task_store(run=run, result=renamed)
 
 
 def _image_task(*, users, out_dir: Path):

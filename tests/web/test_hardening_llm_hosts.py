@@ -37,12 +37,13 @@ def test_api_and_form_refuse_a_host_outside_the_list(api_for, client_for, iris, 
 
 def test_empty_list_means_the_configured_host_only(iris, house_llm, users, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        run = synthesis_services.synthesis_run_create(seed=iris, count=1, llm_url="http://llm.internal:8000/v1", llm_model="m",
-                                            user=users["curator"])
+        run = synthesis_services.synthesis_run_create(seed=iris, count=1, llm_url="http://llm.internal:8000/v1",
+                                                      llm_model="m", user=users["curator"])
     assert run.llm_url.startswith("http://llm.internal")
     house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["other.internal:9000"]
     with pytest.raises(ServiceError) as refused:
-        synthesis_services.synthesis_run_create(seed=iris, count=1, llm_url="http://llm.internal:8000/v1", llm_model="m")
+        synthesis_services.synthesis_run_create(seed=iris, count=1, llm_url="http://llm.internal:8000/v1",
+                                                llm_model="m")
     assert refused.value.field == "llm_url"
 
 

@@ -13,5 +13,6 @@ urlpatterns = [
 api_urlpatterns = [
     path("latency-studies/", api.LatencyStudyListApi.as_view(), name="api-latency-study-list"),
     path("latency-studies/<int:study_id>/", api.LatencyStudyDetailApi.as_view(), name="api-latency-study-detail"),
-    path("latency-studies/<int:study_id>/cancel/", api.LatencyStudyCancelApi.as_view(), name="api-latency-study-cancel"),
+    path("latency-studies/<int:study_id>/cancel/", api.LatencyStudyCancelApi.as_view(),
+         name="api-latency-study-cancel"),
 ]

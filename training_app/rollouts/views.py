@@ -62,7 +62,8 @@ def rollout_batch_detail(request, batch_id):
     # Paged by task, not by trajectory, so a task's G samples are never split across two pages.
     page = paginate(request, selectors.batch_task_ids(batch=batch), per_page=25)
     groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
-    return render(request, "training/rollouts/rollout_batch_detail.html", {"batch": batch, "groups": groups, "page": page})
+    return render(request, "training/rollouts/rollout_batch_detail.html",
+                  {"batch": batch, "groups": groups, "page": page})
 
 
 @role_required(Role.VIEWER)

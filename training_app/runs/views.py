@@ -39,7 +39,8 @@ def training_run_list(request):
         status = 400
     runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
     page = paginate(request, runs)
-    return render(request, "training/runs/training_run_list.html", {"runs": page, "page": page, "form": form}, status=status)
+    return render(request, "training/runs/training_run_list.html", {"runs": page, "page": page, "form": form},
+                  status=status)
 
 
 def _run_or_404(run_id: int) -> TrainingRun:

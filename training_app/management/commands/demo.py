@@ -84,7 +84,8 @@ class Command(BaseCommand):
 
         if not TaskSet.objects.filter(name="demo").exists():
             for seed_name, count in DEMO_SEEDS.items():
-                run = synthesis_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7, user=user)
+                run = synthesis_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7,
+                                                              user=user)
                 _wait(SynthesisRun, run.id, timeout_s=timeout, label=f"synthesis run #{run.id} ({seed_name})", write=write)
             pending = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.PENDING_REVIEW)
             for task in pending:
@@ -92,7 +93,8 @@ class Command(BaseCommand):
             approved = list(SynthesizedTask.objects.filter(status=SynthesizedTask.Status.APPROVED).values_list("task_id", flat=True))
             rejected = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.REJECTED).count()
             write(f"tasks: {len(approved)} validated and approved, {rejected} rejected by the critic")
-            task_set_services.task_set_create(name="demo", task_ids=approved, description="The demo's first task set.", user=user)
+            task_set_services.task_set_create(name="demo", task_ids=approved, description="The demo's first task set.",
+                                              user=user)
         task_set = TaskSet.objects.get(name="demo")
 
         batch = RolloutBatch.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
