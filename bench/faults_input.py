@@ -41,19 +41,22 @@ def _studio() -> dict:
     from sandmle.seeds import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
-    from tasks_app import services as task_services
     from tasks_app.models import Seed, SynthesisRun
-    from training_app import services
+    from tasks_app.review import services as review_services
+    from tasks_app.seeds import services as seed_services
+    from tasks_app.synthesis import services as synthesis_services
+    from tasks_app.task_sets import services as task_set_services
+    from training_app.rollouts import services
 
     users = {role.group_name: user_create(username=role.group_name, password=f"pw-{role.group_name}", role=role)
              for role in Role}
-    task_services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=2, state=JobState.SUCCEEDED)
     results = synthesize(load_bundled_seed("iris"), count=2, rng=11, out_dir=Path(os.environ["SANDMLE_DATA_DIR"]) / "bench-bundles")
-    tasks = [task_services.synthesized_task_store(run=run, result=result) for result in results]
-    approved = [task_services.task_approve(task=task, user=users["reviewer"]).task_id
+    tasks = [synthesis_services.synthesized_task_store(run=run, result=result) for result in results]
+    approved = [review_services.task_approve(task=task, user=users["reviewer"]).task_id
                 for task in tasks if task.status == "pending_review"]
-    task_set = task_services.task_set_create(name="bench-set", task_ids=approved, user=users["curator"])
+    task_set = task_set_services.task_set_create(name="bench-set", task_ids=approved, user=users["curator"])
     batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=2,
                                           user=users["curator"])
     services.rollout_batch_execute(batch_id=batch.id, worker="bench")

@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from sandmle.agents.policies.base import Policy, SamplingParams, make_policy
+from sandmle.agents.policies import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
-from sandmle.sandbox.staging import owned_temp_dir, remove_staged
 from sandmle.errors import UsageError
+from sandmle.sandbox.staging import owned_temp_dir, remove_staged
 
 logger = logging.getLogger(__name__)
 _ABSOLUTE_PATH = re.compile(r"(?<![\w<>.])/(?:[^\s'\"/]+/)+")

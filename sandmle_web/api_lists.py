@@ -64,3 +64,16 @@ class IdFilter(django_filters.NumberFilter):
     """A row id: ASCII digits only, 1 to the database's largest integer ('²', '1.5' and 2**70 are 400s)."""
 
     field_class = IdField
+
+
+def name_filter(field_name: str, help_text: str) -> django_filters.CharFilter:
+    """A filter on a related row's name (a seed's, a task set's, a user's), bounded in length."""
+    return django_filters.CharFilter(field_name=field_name, max_length=150, help_text=help_text)
+
+
+# NullBooleanField reads "maybe" as no filter at all; a strict choice makes it a 400 naming the field.
+BOOLEAN_CHOICES = [("true", "true"), ("false", "false")]
+
+
+def boolean_filter(**kwargs) -> django_filters.TypedChoiceFilter:
+    return django_filters.TypedChoiceFilter(choices=BOOLEAN_CHOICES, coerce=lambda value: value == "true", **kwargs)

@@ -251,7 +251,7 @@ SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
 # empty means only SANDMLE_LLM_URL's host (sandmle_web.llm_hosts).
 SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
 
-# Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review_services).
+# Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review.services).
 SANDMLE_REVIEW_MIN_APPROVALS = max(1, envint("SANDMLE_REVIEW_MIN_APPROVALS", 1))
 
 LOGGING = {

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.permissions import role_required
 from accounts.roles import Role
 from studio import selectors
-from tasks_app import selectors as task_selectors
 from tasks_app.models import SynthesizedTask
+from tasks_app.tasks import selectors as task_selectors
 
 
 @login_required

@@ -1,1 +1,1 @@
-"""Seeds, their DNA, synthesis runs, synthesized tasks with hidden rules, and the review workflow."""
+"""The task side, a folder per feature: seeds/, synthesis/, tasks/, review/, task_sets/; shared/: what they share."""

@@ -81,30 +81,32 @@ def iris_results(tmp_path_factory):
 def stored_tasks(db, users, iris_results):
     """The session's iris tasks stored as rows of a finished synthesis run."""
     from sandmle_web.jobs import JobState
-    from tasks_app import services
     from tasks_app.models import Seed, SynthesisRun
+    from tasks_app.seeds import services as seed_services
+    from tasks_app.synthesis import services as synthesis_services
 
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=2, state=JobState.SUCCEEDED)
-    return [services.synthesized_task_store(run=run, result=result) for result in iris_results]
+    return [synthesis_services.synthesized_task_store(run=run, result=result) for result in iris_results]
 
 
 @pytest.fixture
 def task_set(users, stored_tasks):
     """The approved iris tasks as the task set `web-set`."""
-    from tasks_app import services as task_services
+    from tasks_app.review import services as review_services
+    from tasks_app.task_sets import services as task_set_services
 
     approved = []
     for task in stored_tasks:
         if task.status == "pending_review":
-            approved.append(task_services.task_approve(task=task, user=users["reviewer"]).task_id)
-    return task_services.task_set_create(name="web-set", task_ids=approved, user=users["curator"])
+            approved.append(review_services.task_approve(task=task, user=users["reviewer"]).task_id)
+    return task_set_services.task_set_create(name="web-set", task_ids=approved, user=users["curator"])
 
 
 @pytest.fixture
 def finished_batch(users, task_set, django_capture_on_commit_callbacks):
     """A batch run in-process by the real engine (baseline policy, ReAct) and stored as a worker would."""
-    from training_app import services
+    from training_app.rollouts import services
 
     with django_capture_on_commit_callbacks(execute=False):
         batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=2,

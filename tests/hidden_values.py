@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def hidden_values(task) -> list[str]:
     """Strings only a reviewer may read for this task: the rule's family, words and exact parameters, the answers."""
-    from tasks_app import bundle_files
+    from tasks_app.tasks import bundle_files
 
     rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
     values = [task.rule_family, rule["description"][:40]]

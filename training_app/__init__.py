@@ -1,1 +1,1 @@
-"""Rollout batches and their trajectories; later GRPO jobs, evaluations and transfer results."""
+"""The training side, a folder per feature: rollouts/, campaigns/, runs/, latency/; shared/ holds what they share."""

@@ -11,7 +11,7 @@ from workers import held_job
 
 @shared_task(name="workers.evaluation.run_campaign", acks_late=True, reject_on_worker_lost=True)
 def run_campaign(campaign_id: int) -> bool:
-    from training_app.campaign_services import campaign_execute
+    from training_app.campaigns.services import campaign_execute
     from training_app.models import EvalCampaign
 
     with held_job(EvalCampaign, campaign_id) as worker:

@@ -10,6 +10,6 @@ from celery import shared_task
 
 @shared_task(name="workers.latency.run_latency_study", acks_late=True)
 def run_latency_study(study_id: int) -> bool:
-    from training_app.latency_services import latency_study_execute
+    from training_app.latency.services import latency_study_execute
 
     return latency_study_execute(study_id=study_id, worker=socket.gethostname())

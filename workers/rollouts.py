@@ -14,7 +14,7 @@ from workers import held_job
 @shared_task(name="workers.rollouts.run_rollout_batch", acks_late=True, reject_on_worker_lost=True)
 def run_rollout_batch(batch_id: int) -> bool:
     from training_app.models import RolloutBatch
-    from training_app.services import rollout_batch_execute
+    from training_app.rollouts.services import rollout_batch_execute
 
     with held_job(RolloutBatch, batch_id) as worker:
         return rollout_batch_execute(batch_id=batch_id, worker=worker)

@@ -11,7 +11,7 @@ from workers import held_job
 @shared_task(name="workers.training.run_training", acks_late=True, reject_on_worker_lost=True)
 def run_training(run_id: int) -> bool:
     from training_app.models import TrainingRun
-    from training_app.training_services import training_run_execute
+    from training_app.runs.services import training_run_execute
 
     with held_job(TrainingRun, run_id) as worker:
         return training_run_execute(run_id=run_id, worker=worker)

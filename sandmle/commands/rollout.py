@@ -37,7 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from sandmle.agents.policies.base import SamplingParams, make_policy
+    from sandmle.agents.policies import SamplingParams, make_policy
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 def backfill_difficulty(apps, schema_editor):
     """Tasks stored before difficulty existed get it from their ladder, as new ones do when stored."""
-    from tasks_app.review_difficulty import task_difficulty
+    from tasks_app.review.difficulty import task_difficulty
 
     SynthesizedTask = apps.get_model("tasks_app", "SynthesizedTask")
     for task in SynthesizedTask.objects.only("id", "ladder", "metric").iterator():

@@ -25,7 +25,7 @@ def shots(tmp_path):
 
 
 def test_reviewer_sees_charts_and_rule_viewer_sees_neither_rule(login, live_server, stored_tasks, shots, browser):
-    from tasks_app import bundle_files
+    from tasks_app.tasks import bundle_files
 
     pending = next(task for task in stored_tasks if task.status == "pending_review")
     page = login("reviewer")

@@ -8,7 +8,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_viewer_browses_seeds_and_dna(login, live_server):
-    from tasks_app.services import seeds_load_bundled
+    from tasks_app.seeds.services import seeds_load_bundled
 
     seeds_load_bundled()
     page = login("viewer")

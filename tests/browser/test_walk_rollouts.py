@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.django_d
 
 @pytest.fixture
 def approved_tasks(users, stored_tasks, settings):
-    from tasks_app.services import task_approve
+    from tasks_app.review.services import task_approve
 
     # This walk is about rollouts: one reviewer's approval is enough here (the review walk covers the quorum).
     settings.SANDMLE_REVIEW_MIN_APPROVALS = 1

@@ -22,8 +22,8 @@ MAX_PAGES = 120
 def studio_with_history(users, task_set, finished_batch, django_capture_on_commit_callbacks, settings):
     """Tasks, a task set, a finished rollout batch, a finished campaign and a reviewers-only comment."""
     from tasks_app.models import SynthesizedTask
-    from tasks_app.services import task_comment_add
-    from training_app import campaign_services
+    from tasks_app.review.services import task_comment_add
+    from training_app.campaigns import services as campaign_services
 
     settings.SANDMLE_REVIEW_MIN_APPROVALS = 1
     with django_capture_on_commit_callbacks(execute=False):

@@ -26,7 +26,7 @@ from pathlib import Path
 import django
 django.setup()
 from sandmle.bundle import bundle_hash, file_hashes
-from tasks_app.services import synthesis_run_execute
+from tasks_app.synthesis.services import synthesis_run_execute
 out = Path(sys.argv[2])
 try:
     synthesis_run_execute(run_id=int(sys.argv[1]), worker="full-disk")
@@ -50,10 +50,10 @@ def _user_namespace_mounts() -> bool:
 
 @pytest.mark.skipif(not _user_namespace_mounts(), reason="unshare -Urm with a tmpfs mount is not allowed here")
 def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle(record_property):
-    from tasks_app import services
     from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
+    from tasks_app.seeds import services as seed_services
 
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=4, rng=5)
     out_dir = settings.DATA_DIR / "bundles" / f"run-{run.id}"
     out_dir.mkdir(parents=True)

@@ -18,8 +18,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 def test_rollout_batch_completes_across_a_redis_restart(task_set, record_property, django_capture_on_commit_callbacks):
     from celery import Celery
 
-    from training_app import services
     from training_app.models import RolloutBatch, Trajectory
+    from training_app.rollouts import services
 
     redis = RedisServer()
     env = worker_env(database_name=str(settings.DATABASES["default"]["NAME"]), broker_url=redis.url,

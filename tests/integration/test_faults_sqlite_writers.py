@@ -22,8 +22,8 @@ PAGES = ("/", "/rollouts/", "/tasks/", "/synthesis/", "/campaigns/", "/health/")
 
 def test_web_and_two_workers_write_at_once_without_locking(client_for, task_set, record_property,
                                                           django_capture_on_commit_callbacks):
-    from training_app import services
     from training_app.models import RolloutBatch, Trajectory
+    from training_app.rollouts import services
 
     if connection.vendor == "sqlite":
         assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"

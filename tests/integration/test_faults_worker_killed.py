@@ -107,12 +107,13 @@ def taken_over(job) -> None:
 
 
 def test_synthesis_run_survives_sigkill(broker, record_property, django_capture_on_commit_callbacks):
-    from tasks_app import services
     from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
+    from tasks_app.seeds import services as seed_services
+    from tasks_app.synthesis import services as synthesis_services
 
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     with django_capture_on_commit_callbacks(execute=False):
-        run = services.synthesis_run_create(seed=Seed.objects.get(name="iris"), count=4, rng=5)
+        run = synthesis_services.synthesis_run_create(seed=Seed.objects.get(name="iris"), count=4, rng=5)
     send(broker, "workers.synthesis.run_synthesis", run.id, "default")
     kill_mid_job(broker, SynthesisRun, run.id, lambda: SynthesizedTask.objects.filter(run_id=run.id).exists())
     first = SynthesizedTask.objects.filter(run_id=run.id).order_by("created_at").first()
@@ -130,8 +131,8 @@ def test_synthesis_run_survives_sigkill(broker, record_property, django_capture_
 
 
 def test_rollout_batch_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
-    from training_app import services
     from training_app.models import RolloutBatch, Trajectory
+    from training_app.rollouts import services
 
     with django_capture_on_commit_callbacks(execute=False):
         batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=4,
@@ -154,7 +155,7 @@ def test_rollout_batch_survives_sigkill(broker, task_set, record_property, djang
 
 def test_campaign_survives_sigkill(broker, task_set, record_property, django_capture_on_commit_callbacks):
     from sandmle.evaluation.campaign import read_episodes
-    from training_app.campaign_services import campaign_create
+    from training_app.campaigns.services import campaign_create
     from training_app.models import CampaignEpisode, EvalCampaign
 
     with django_capture_on_commit_callbacks(execute=False):
@@ -178,8 +179,8 @@ def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, tas
                                                                      django_capture_on_commit_callbacks):
     from sandmle.rl.run_files import last_checkpoint
     from sandmle.rl.tiny_model import build_tiny_checkpoint
-    from training_app import training_services
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from training_app.runs import services as training_services
 
     model = build_tiny_checkpoint(tmp_path / "tiny")
     steps = 6

@@ -26,7 +26,8 @@ def _wait_finished(model, job_id: int, timeout_s: float):
 
 def test_synthesis_then_rollouts_on_a_real_worker(api_for, users):
     from tasks_app.models import SynthesisRun, SynthesizedTask
-    from tasks_app.services import seeds_load_bundled, task_approve
+    from tasks_app.review.services import task_approve
+    from tasks_app.seeds.services import seeds_load_bundled
     from training_app.models import RolloutBatch, Trajectory
 
     seeds_load_bundled()

@@ -46,30 +46,32 @@ class Studio:
 
 def _store_copy(*, run, result, task_id: str):
     """One more stored task from an engine result under a new id: the same bundle, waiting for review."""
-    from tasks_app import services
+    from tasks_app.synthesis import services as synthesis_services
 
-    return services.synthesized_task_store(run=run, result=type(result)(**{**result.__dict__, "task_id": task_id}))
+    renamed = type(result)(**{**result.__dict__, "task_id": task_id})
+    return synthesis_services.synthesized_task_store(run=run, result=renamed)
 
 
 def _image_task(*, users, out_dir: Path):
     from sandmle.seeds import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
-    from tasks_app import bundle_files, services
     from tasks_app.models import Seed, SynthesisRun
+    from tasks_app.synthesis import services as synthesis_services
+    from tasks_app.tasks import bundle_files
 
     (result,) = synthesize(load_bundled_seed("digits"), count=1, rng=3, out_dir=out_dir)
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="digits"), count=1, state=JobState.SUCCEEDED,
                                       created_by=users["curator"])
-    task = services.synthesized_task_store(run=run, result=result)
+    task = synthesis_services.synthesized_task_store(run=run, result=result)
     return task, bundle_files.image_names(task.bundle_dir)[0]
 
 
 def _training_run(*, users, task_set, batch, out_dir: Path, capture):
     """A finished one-step run: its metric line names a trajectories file inside its output_dir, as the trainer's."""
     from sandmle_web.jobs import JobState
-    from training_app import training_services
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from training_app.runs import services as training_services
 
     with capture(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
@@ -88,11 +90,11 @@ def _training_run(*, users, task_set, batch, out_dir: Path, capture):
 
 def _campaign(*, users, task, capture):
     """A campaign of one episode (its own one-task set keeps the worker's run short)."""
-    from tasks_app import services
-    from training_app import campaign_services
+    from tasks_app.task_sets import services as task_set_services
+    from training_app.campaigns import services as campaign_services
     from workers.evaluation import run_campaign
 
-    task_set = services.task_set_create(name="matrix-campaign", task_ids=[task.task_id], user=users["curator"])
+    task_set = task_set_services.task_set_create(name="matrix-campaign", task_ids=[task.task_id], user=users["curator"])
     with capture(execute=False):
         campaign = campaign_services.campaign_create(task_set=task_set, policies=["baseline"], scaffolds=["react"],
                                                      seeds=1, max_turns=3, user=users["curator"])
@@ -103,7 +105,7 @@ def _campaign(*, users, task, capture):
 
 
 def _latency_study(*, users, task, capture):
-    from training_app import latency_services
+    from training_app.latency import services as latency_services
     from workers.latency import run_latency_study
 
     with capture(execute=False):
@@ -116,8 +118,9 @@ def _latency_study(*, users, task, capture):
 
 
 def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
-    from tasks_app import regenerate, review_services
     from tasks_app.models import Seed, SynthesizedTask
+    from tasks_app.review import services as review_services
+    from tasks_app.tasks import regenerate
 
     synthesis_run = stored_tasks[0].run
     synthesis_run.created_by = users["curator"]  # a curator may cancel only the jobs they launched
@@ -153,7 +156,7 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
 def _secrets(tasks) -> list[str]:
     """The tasks' hidden values, less any that also occur in the task's public files (a threshold that happens to
     equal a value of train.csv, an answer row that matches the sample submission): those are not secrets."""
-    from tasks_app import bundle_files
+    from tasks_app.tasks import bundle_files
 
     secrets = []
     for task in tasks:

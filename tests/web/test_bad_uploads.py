@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tasks_app import services
 from tasks_app.models import Seed
+from tasks_app.seeds import services as seed_services
 from tests.bad_uploads import bad_uploads, good_csv
 
 CASES = bad_uploads()
@@ -63,7 +63,7 @@ def test_empty_upload_says_so(client_for, api_for, data_dir):
 def test_a_failed_write_leaves_no_row_and_no_partial_file(db, data_dir):
     (data_dir / "seeds" / "blocked.csv").mkdir(parents=True)  # a directory where the file must go: the rename fails
     with pytest.raises(OSError):
-        services.seed_create_from_upload(name="blocked", content=good_csv(), target="label")
+        seed_services.seed_create_from_upload(name="blocked", content=good_csv(), target="label")
     assert not Seed.objects.filter(name="blocked").exists()
     assert _files_under(data_dir) == []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from training_app import campaign_services
+from training_app.campaigns import services as campaign_services
 from training_app.models import EvalCampaign
 
 GOOD = {"task_set": "web-set", "policies": "baseline", "scaffolds": ["react"], "seeds": 1, "baseline": "",

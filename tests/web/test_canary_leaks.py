@@ -61,14 +61,15 @@ def _plant(task, where: Path):
 @pytest.fixture
 def planted(users, stored_tasks, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
     """A planted, approved task, a task set of it and a finished rollout batch over it; the key canary in the env."""
-    from tasks_app import services as task_services
-    from training_app import services
+    from tasks_app.review import services as review_services
+    from tasks_app.task_sets import services as task_set_services
+    from training_app.rollouts import services
 
     monkeypatch.setenv(django_settings.SANDMLE_LLM_KEY_ENV, KEY_CANARY)
     task = _plant(stored_tasks[0], tmp_path)
     if task.status == "pending_review":
-        task = task_services.task_approve(task=task, user=users["reviewer"])
-    task_set = task_services.task_set_create(name="canary-set", task_ids=[task.task_id], user=users["curator"])
+        task = review_services.task_approve(task=task, user=users["reviewer"])
+    task_set = task_set_services.task_set_create(name="canary-set", task_ids=[task.task_id], user=users["curator"])
     with django_capture_on_commit_callbacks(execute=False):
         batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="baseline", samples=1,
                                               user=users["curator"])

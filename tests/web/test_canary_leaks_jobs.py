@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from tasks_app import services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.synthesis import services as synthesis_services
 
 KEY_CANARY = "sk-canary-key-77e1b4"
 
@@ -33,7 +33,7 @@ def test_a_failing_llm_call_shows_no_key(api_for, client_for, iris, settings, ch
             "llm_key_env": "CANARY_LLM_KEY"})
     assert response.status_code == 302
     run = SynthesisRun.objects.get()
-    services.synthesis_run_execute(run_id=run.id, worker="test")
+    synthesis_services.synthesis_run_execute(run_id=run.id, worker="test")
     assert chat_server.requests, "the LLM endpoint was never asked"
     assert {request["_headers"]["authorization"] for request in chat_server.requests} == {f"Bearer {KEY_CANARY}"}
     run.refresh_from_db()

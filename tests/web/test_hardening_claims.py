@@ -6,14 +6,14 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import user_create
-from tasks_app import services
 from tasks_app.models import SynthesizedTask
+from tasks_app.review import services as review_services
 
 
 @pytest.fixture
 def claimed(stored_tasks, users):
     task = next(task for task in stored_tasks if task.status == SynthesizedTask.Status.PENDING_REVIEW)
-    services.task_assign(task=task, user=users["reviewer"])
+    review_services.task_assign(task=task, user=users["reviewer"])
     return task
 
 

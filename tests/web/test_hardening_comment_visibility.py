@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app import services
 from tasks_app.models import ReviewComment, SynthesizedTask
+from tasks_app.review import services as review_services
 
 SECRET = "the rule is x3 above 0.7"
 SHARED = "description typo in paragraph two"
@@ -14,8 +14,8 @@ SHARED = "description typo in paragraph two"
 @pytest.fixture
 def discussed(stored_tasks, users):
     task = next(task for task in stored_tasks if task.status == SynthesizedTask.Status.PENDING_REVIEW)
-    services.task_comment_add(task=task, user=users["reviewer"], body=SECRET)  # default: reviewers only
-    services.task_comment_add(task=task, user=users["reviewer"], body=SHARED, visibility="everyone")
+    review_services.task_comment_add(task=task, user=users["reviewer"], body=SECRET)  # default: reviewers only
+    review_services.task_comment_add(task=task, user=users["reviewer"], body=SHARED, visibility="everyone")
     return task
 
 

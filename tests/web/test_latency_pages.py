@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from training_app import latency_services
+from training_app.latency import services as latency_services
 from training_app.models import LatencyStudy
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app import services
+from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask
+from tasks_app.review import services as review_services
+from tasks_app.seeds import services as seed_services
+from tasks_app.synthesis import services as synthesis_services
 
 
 @pytest.fixture
@@ -56,17 +59,17 @@ def test_second_decision_is_refused(api_for, pending):
 
 
 def test_claim_and_comment(users, pending):
-    services.task_assign(task=pending, user=users["reviewer"])
-    with pytest.raises(services.ServiceError):
-        services.task_assign(task=pending, user=users["admin"])
-    services.task_comment_add(task=pending, user=users["admin"], body="look at feature 3")
+    review_services.task_assign(task=pending, user=users["reviewer"])
+    with pytest.raises(ServiceError):
+        review_services.task_assign(task=pending, user=users["admin"])
+    review_services.task_comment_add(task=pending, user=users["admin"], body="look at feature 3")
     assert pending.comments.count() == 1
 
 
 def test_task_set_takes_only_approved_tasks(api_for, users, pending):
     response = api_for("curator").post("/api/task-sets/", {"name": "set1", "task_ids": [pending.task_id]}, format="json")
     assert response.status_code == 400 and "not approved" in response.json()["task_ids"][0]
-    services.task_approve(task=pending, user=users["reviewer"])
+    review_services.task_approve(task=pending, user=users["reviewer"])
     response = api_for("curator").post("/api/task-sets/", {"name": "set1", "task_ids": [pending.task_id]}, format="json")
     assert response.status_code == 201 and response.json()["task_ids"] == [pending.task_id]
 
@@ -74,10 +77,10 @@ def test_task_set_takes_only_approved_tasks(api_for, users, pending):
 def test_validator_rejections_are_kept_with_reasons(db, users, iris_results):
     from tasks_app.models import Seed, SynthesisRun
 
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=1)
     result = iris_results[0]
     rejected = type(result)(**{**result.__dict__, "task_id": result.task_id + "-r", "status": "rejected",
                                "reasons": ["ladder is flat: oracle barely beats the baseline"]})
-    task = services.synthesized_task_store(run=run, result=rejected)
+    task = synthesis_services.synthesized_task_store(run=run, result=rejected)
     assert task.status == "rejected" and task.rejected_by == "validator" and "flat" in task.reasons[0]

@@ -7,9 +7,9 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import user_create
-from tasks_app import review_services
+from studio.errors import ServiceError
 from tasks_app.models import ReviewDecision, SynthesizedTask, TaskAuditEntry
-from tasks_app.services import ServiceError
+from tasks_app.review import services as review_services
 
 
 @pytest.fixture

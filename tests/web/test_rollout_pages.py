@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from training_app import services
 from training_app.models import RolloutBatch
+from training_app.rollouts import services
 
 
 @pytest.mark.parametrize("field, value, words", [

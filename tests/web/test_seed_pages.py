@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tasks_app import services
 from tasks_app.models import Seed
+from tasks_app.seeds import services as seed_services
 
 
 def _csv_bytes(rows: int = 60) -> bytes:
@@ -22,7 +22,7 @@ def _csv_bytes(rows: int = 60) -> bytes:
 
 @pytest.fixture
 def bundled(db):
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
 
 
 def test_seed_list_shows_bundled_seeds_with_dna(client_for, bundled):
@@ -35,7 +35,7 @@ def test_seed_list_shows_bundled_seeds_with_dna(client_for, bundled):
 
 
 def test_load_bundled_is_idempotent(bundled):
-    assert services.seeds_load_bundled() == []
+    assert seed_services.seeds_load_bundled() == []
     assert Seed.objects.count() == 5
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app import services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.synthesis import services as synthesis_services
 from tests.engine.llm_replies import simulated_llm
 
 
@@ -65,7 +65,7 @@ def test_a_run_with_llm_settings_asks_the_endpoint_with_its_key(api_for, client_
     assert response.status_code == 302
     run = SynthesisRun.objects.get()
     assert (run.llm_url, run.llm_model, run.llm_key_env) == (chat_server.base_url, "test-model", "SYNTH_TEST_KEY")
-    assert services.synthesis_run_execute(run_id=run.id, worker="test") is True
+    assert synthesis_services.synthesis_run_execute(run_id=run.id, worker="test") is True
     task = run.tasks.get()
     assert task.spec["domain"]["source"] == "llm:test-model" and task.spec["rule"]["source"] == "llm:test-model"
     assert task.domain_id == "hydro_turbine_wear" and task.title == "Hydro Turbine Runner Wear Class"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from sandmle_web.jobs import JobState
-from tasks_app import services
 from tasks_app.models import Seed, SynthesisRun
+from tasks_app.seeds import services as seed_services
+from tasks_app.synthesis import services as synthesis_services
 
 
 @pytest.fixture
 def iris(db):
-    services.seeds_load_bundled()
+    seed_services.seeds_load_bundled()
     return Seed.objects.get(name="iris")
 
 
@@ -54,8 +55,8 @@ def test_run_executes_and_lists_its_tasks(api_for, client_for, iris, django_capt
         created = api_for("curator").post("/api/synthesis-runs/", {"seed": "iris", "count": 1, "rng": 2}, format="json")
     assert created.status_code == 201
     run_id = created.json()["id"]
-    assert services.synthesis_run_execute(run_id=run_id, worker="test") is True
-    assert services.synthesis_run_execute(run_id=run_id, worker="again") is False  # a redelivery does nothing
+    assert synthesis_services.synthesis_run_execute(run_id=run_id, worker="test") is True
+    assert synthesis_services.synthesis_run_execute(run_id=run_id, worker="again") is False  # a redelivery does nothing
     detail = api_for("viewer").get(f"/api/synthesis-runs/{run_id}/").json()
     assert detail["state"] == JobState.SUCCEEDED and detail["progress"] == 1.0
     run = SynthesisRun.objects.get(id=run_id)
@@ -69,7 +70,7 @@ def test_run_executes_and_lists_its_tasks(api_for, client_for, iris, django_capt
 
 def test_cancel_a_queued_run(api_for, users, iris, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        run = services.synthesis_run_create(seed=iris, count=1, user=users["curator"])  # the creator cancels
+        run = synthesis_services.synthesis_run_create(seed=iris, count=1, user=users["curator"])  # the creator cancels
     response = api_for("curator").post(f"/api/synthesis-runs/{run.id}/cancel/")
     assert response.status_code == 200 and response.json()["state"] == JobState.CANCELLED
-    assert services.synthesis_run_execute(run_id=run.id, worker="late") is False
+    assert synthesis_services.synthesis_run_execute(run_id=run.id, worker="late") is False

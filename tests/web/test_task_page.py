@@ -9,8 +9,9 @@ from importlib import import_module
 import pytest
 from django.apps import apps as django_apps
 
-from tasks_app import regenerate, services
+from studio.errors import ServiceError
 from tasks_app.models import SynthesisRun, SynthesizedTask
+from tasks_app.tasks import regenerate
 
 
 def _figures(html: str) -> dict[str, dict]:
@@ -45,7 +46,7 @@ def test_dna_table_marks_what_synthesis_changed(client_for, pending):
 
 
 def test_viewer_sees_no_rule_reviewer_sees_it_in_words(client_for, pending):
-    from tasks_app import bundle_files
+    from tasks_app.tasks import bundle_files
 
     rule = bundle_files.read_json(pending.bundle_dir, "private/rule.json")
     viewer = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
@@ -55,7 +56,7 @@ def test_viewer_sees_no_rule_reviewer_sees_it_in_words(client_for, pending):
 
 
 def test_rollout_stats_and_flag_on_task_and_queue(client_for, finished_batch):
-    from tasks_app.rollout_stats import rollout_stats_by_task
+    from tasks_app.tasks.rollout_stats import rollout_stats_by_task
     from training_app.models import Trajectory
 
     task = finished_batch.task_set.tasks.first()
@@ -124,7 +125,7 @@ def test_regenerate_refuses_bad_rng_and_non_curators(client_for, pending):
     assert client_for("viewer").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "1"}).status_code == 403
     client_for("curator").post(f"/tasks/{pending.task_id}/regenerate/", {"rng": "-3"})
     assert not SynthesisRun.objects.filter(summary__regenerates=pending.task_id).exists()
-    with pytest.raises(services.ServiceError):
+    with pytest.raises(ServiceError):
         regenerate.task_regenerate(task=pending, user=None, rng=pending.spec["rng_seed"])
 
 

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from training_app import training_services
 from training_app.models import TrainingRun
+from training_app.runs import services as training_services
 
 GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
@@ -108,7 +108,7 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
 
 
 def test_sft_run_needs_the_task_sets_trajectories_and_exports_them(users, task_set, django_capture_on_commit_callbacks):
-    from tasks_app.services import ServiceError
+    from studio.errors import ServiceError
 
     with pytest.raises(ServiceError) as refused:
         training_services.training_run_create(task_set=task_set, kind="sft", model="models/any", user=users["curator"])

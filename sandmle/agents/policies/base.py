@@ -1,11 +1,10 @@
-"""The policy interface every scaffold talks to, its sampling parameters and the spec parser `make_policy`."""
+"""The policy interface every scaffold talks to and its sampling parameters (the spec parser `make_policy` is in the
+package's __init__)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
-
-from sandmle.errors import UsageError
 
 
 @dataclass
@@ -58,29 +57,3 @@ class Policy(Protocol):
     name: str
 
     def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply: ...
-
-
-def make_policy(spec: str, **options: Any) -> Policy:
-    """Build a policy from "baseline", "openai:MODEL@URL" or "hf:PATH"."""
-    if spec == "baseline" or spec.startswith("baseline:"):
-        from sandmle.agents.policies.baseline import BaselinePolicy
-
-        seed_text = spec.split(":", 1)[1] if ":" in spec else str(options.pop("seed", 0))
-        if not seed_text.lstrip("-").isdigit():
-            raise UsageError(f"policy spec {spec!r}: expected baseline or baseline:SEED with an integer seed")
-        return BaselinePolicy(seed=int(seed_text))
-    if spec.startswith("openai:"):
-        from sandmle.agents.policies.openai_policy import OpenAIPolicy
-
-        body = spec[len("openai:"):]
-        if "@" not in body:
-            raise UsageError(f"policy spec {spec!r}: expected openai:MODEL@URL")
-        model, base_url = body.rsplit("@", 1)
-        if not model or not base_url:
-            raise UsageError(f"policy spec {spec!r}: expected openai:MODEL@URL")
-        return OpenAIPolicy(base_url=base_url, model=model, **options)
-    if spec.startswith("hf:"):
-        from sandmle.agents.policies.hf import HFPolicy
-
-        return HFPolicy(checkpoint=spec[len("hf:"):], **options)
-    raise UsageError(f"unknown policy spec {spec!r}: expected baseline, openai:MODEL@URL or hf:PATH")

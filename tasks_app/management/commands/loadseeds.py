@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from tasks_app.services import seeds_load_bundled
+from tasks_app.seeds.services import seeds_load_bundled
 
 
 class Command(BaseCommand):

@@ -14,11 +14,15 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError
 
 from sandmle_web.jobs import JobState
-from tasks_app import services as task_services
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskSet
-from training_app import campaign_services, training_services
-from training_app import services as rollout_services
+from tasks_app.review import services as review_services
+from tasks_app.seeds import services as seed_services
+from tasks_app.synthesis import services as synthesis_services
+from tasks_app.task_sets import services as task_set_services
+from training_app.campaigns import services as campaign_services
 from training_app.models import EvalCampaign, RolloutBatch, TrainingRun
+from training_app.rollouts import services as rollout_services
+from training_app.runs import services as training_services
 
 DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
 
@@ -75,20 +79,22 @@ class Command(BaseCommand):
         user = User.objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"no user {username!r}: run `manage.py createadmin --username {username}` first")
-        created = task_services.seeds_load_bundled()
+        created = seed_services.seeds_load_bundled()
         write(f"seeds: {Seed.objects.count()} stored ({len(created)} new)")
 
         if not TaskSet.objects.filter(name="demo").exists():
             for seed_name, count in DEMO_SEEDS.items():
-                run = task_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7, user=user)
+                run = synthesis_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7,
+                                                              user=user)
                 _wait(SynthesisRun, run.id, timeout_s=timeout, label=f"synthesis run #{run.id} ({seed_name})", write=write)
             pending = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.PENDING_REVIEW)
             for task in pending:
-                task_services.task_approve(task=task, user=user, comment="Approved by the demo script.")
+                review_services.task_approve(task=task, user=user, comment="Approved by the demo script.")
             approved = list(SynthesizedTask.objects.filter(status=SynthesizedTask.Status.APPROVED).values_list("task_id", flat=True))
             rejected = SynthesizedTask.objects.filter(status=SynthesizedTask.Status.REJECTED).count()
             write(f"tasks: {len(approved)} validated and approved, {rejected} rejected by the critic")
-            task_services.task_set_create(name="demo", task_ids=approved, description="The demo's first task set.", user=user)
+            task_set_services.task_set_create(name="demo", task_ids=approved, description="The demo's first task set.",
+                                              user=user)
         task_set = TaskSet.objects.get(name="demo")
 
         batch = RolloutBatch.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
@@ -105,7 +111,7 @@ class Command(BaseCommand):
         # The transfer report's shape on the smallest grid: the baseline policy under all four scaffolds, 2 seeds,
         # on two of the tasks (16 episodes), so the demo stays a few minutes long on two cores.
         if not TaskSet.objects.filter(name="demo-eval").exists():
-            task_services.task_set_create(name="demo-eval", task_ids=list(task_set.tasks.values_list(
+            task_set_services.task_set_create(name="demo-eval", task_ids=list(task_set.tasks.values_list(
                 "task_id", flat=True).order_by("task_id")[:2]), description="Two demo tasks for the campaign.", user=user)
         eval_set = TaskSet.objects.get(name="demo-eval")
         campaign = EvalCampaign.objects.filter(task_set=eval_set, state=JobState.SUCCEEDED).first()

@@ -1,0 +1,11 @@
+"""The refusal every service of the studio raises: a request that cannot be carried out as asked, naming its field."""
+
+from __future__ import annotations
+
+
+class ServiceError(ValueError):
+    """A request that cannot be carried out as asked; `field` names the input at fault."""
+
+    def __init__(self, message: str, *, field: str = "non_field_errors"):
+        super().__init__(message)
+        self.field = field

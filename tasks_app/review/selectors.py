@@ -1,0 +1,75 @@
+"""Reads of the review workflow: the filtered queue, comment threads a user may read, audit history, saved views."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, Prefetch, Q, QuerySet
+
+from accounts.roles import Role, has_role
+from tasks_app.models import ReviewComment, SavedReviewView, SynthesizedTask, TaskAuditEntry
+from tasks_app.tasks.selectors import task_list, task_list_rows
+
+# Review-made entries may quote the hidden rule in their reasons; others read who, when and from what to what.
+REVIEWER_ONLY_REASON_VIA = (TaskAuditEntry.Via.REVIEW, TaskAuditEntry.Via.BULK, TaskAuditEntry.Via.REOPEN)
+
+
+def review_queue_rows() -> QuerySet[SynthesizedTask]:
+    """Every task with its approvals in the current round, oldest first; callers filter (review_filters)."""
+    approvals = Count("decisions__reviewer", distinct=True,
+                      filter=Q(decisions__verdict="approve", decisions__review_round=F("review_round")))
+    # The spec and the synthesis log are a task's heavy JSON; no queue row shows them.
+    return task_list().defer("spec", "log").annotate(approvals=approvals).order_by("created_at", "task_id")
+
+
+def _visible(comments: QuerySet[ReviewComment], user) -> QuerySet[ReviewComment]:
+    if has_role(user, Role.REVIEWER):
+        return comments
+    return comments.filter(visibility=ReviewComment.Visibility.EVERYONE)
+
+
+def comment_threads(*, task: SynthesizedTask, user, trajectory=None, turn: int | None = None) -> list[ReviewComment]:
+    """The threads on the task (or on one trajectory, or one turn of it) that `user` may read, each root with
+    `.thread_replies`; two queries whatever the number of threads."""
+    roots = ReviewComment.objects.filter(task=task, parent__isnull=True)
+    roots = roots.filter(trajectory=trajectory) if trajectory is not None else roots.filter(trajectory__isnull=True)
+    if turn is not None:
+        roots = roots.filter(turn=turn)
+    replies = _visible(ReviewComment.objects.select_related("author"), user).order_by("created_at", "id")
+    roots = _visible(roots, user).select_related("author", "resolved_by").prefetch_related(
+        Prefetch("replies", queryset=replies, to_attr="thread_replies"))
+    return list(roots.order_by("created_at", "id"))
+
+
+def turn_threads(*, trajectory, user) -> dict[int, list[ReviewComment]]:
+    """The readable threads on each turn of a trajectory, by turn index."""
+    by_turn: dict[int, list[ReviewComment]] = {}
+    for thread in comment_threads(task=trajectory.task, user=user, trajectory=trajectory):
+        by_turn.setdefault(thread.turn, []).append(thread)
+    return by_turn
+
+
+def audit_history(*, task: SynthesizedTask, user) -> list[TaskAuditEntry]:
+    """The task's status and assignment changes, oldest first; review reasons blanked for non-reviewers."""
+    entries = list(task.audit_entries.select_related("actor"))
+    if not has_role(user, Role.REVIEWER):
+        for entry in entries:
+            if entry.via in REVIEWER_ONLY_REASON_VIA:
+                entry.reason = ""
+    return entries
+
+
+def saved_views_for(*, user) -> QuerySet[SavedReviewView]:
+    return SavedReviewView.objects.filter(owner=user)
+
+
+def review_queue(*, assigned_to=None) -> QuerySet[SynthesizedTask]:
+    """Tasks waiting for a person, oldest first; with `assigned_to`, only that reviewer's claimed ones."""
+    queue = task_list_rows(status=SynthesizedTask.Status.PENDING_REVIEW).order_by("created_at", "task_id")
+    return queue.filter(assigned_to=assigned_to) if assigned_to is not None else queue
+
+
+def task_comments_for(*, task: SynthesizedTask, user) -> QuerySet[ReviewComment]:
+    """The comments on a task that `user` may read: reviewers read all, everyone else only those shared with all."""
+    comments = task.comments.select_related("author")
+    if has_role(user, Role.REVIEWER):
+        return comments
+    return comments.filter(visibility=ReviewComment.Visibility.EVERYONE)

@@ -1,0 +1,1 @@
+"""Seeds: datasets a task is synthesized from, and their DNA."""

@@ -1,0 +1,71 @@
+"""Pages of seeds: the list with its upload form, and a seed's DNA."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.seeds import selectors, services
+from tasks_app.seeds.forms import SeedUploadForm
+from tasks_app.shared.views import form_errors_from
+from tasks_app.synthesis import selectors as synthesis_selectors
+from tasks_app.synthesis import services as synthesis_services
+from tasks_app.synthesis.forms import SynthesisRunForm
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def seed_list(request):
+    form = SeedUploadForm()
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Uploading seeds needs the curator role."}, status=403)
+        form = SeedUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                seed = services.seed_create_from_upload(
+                    name=form.cleaned_data["name"], content=form.cleaned_data["file"].read(),
+                    target=form.cleaned_data["target"], task_type=form.cleaned_data["task_type"],
+                    metric=form.cleaned_data["metric"], user=request.user,
+                )
+                messages.success(request, f"Seed {seed.name} added.")
+                return redirect("seed-detail", name=seed.name)
+            except ServiceError as error:
+                form_errors_from(form, error)
+        status = 400
+    else:
+        status = 200
+    page = paginate(request, selectors.seed_list_rows())
+    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
+
+
+@role_required(Role.VIEWER)
+def seed_detail(request, name):
+    try:
+        seed = selectors.seed_get(name=name)
+    except Exception:
+        raise Http404(f"no seed named {name}")
+    form = SynthesisRunForm()
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Synthesis needs the curator role."}, status=403)
+        form = SynthesisRunForm(request.POST)
+        if form.is_valid():
+            try:
+                run = synthesis_services.synthesis_run_create(seed=seed, user=request.user, **form.cleaned_data)
+                return redirect("synthesis-run-detail", run_id=run.id)
+            except ServiceError as error:
+                form_errors_from(form, error)
+        status = 400
+    dna = seed.dna.data if hasattr(seed, "dna") else {}
+    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
+               "runs": synthesis_selectors.synthesis_run_list_rows(seed=seed)[:20]}
+    return render(request, "tasks/seeds/seed_detail.html", context, status=status)

@@ -1,0 +1,23 @@
+"""Input form of the synthesis launch on a seed's page."""
+
+from __future__ import annotations
+
+from django import forms
+
+from tasks_app.synthesis.models import RNG_MAX
+from tasks_app.synthesis.services import synthesis_llm_defaults
+
+
+class SynthesisRunForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=200, initial=4)
+    rng = forms.IntegerField(min_value=0, max_value=RNG_MAX, initial=0, label="rng seed")
+    llm_url = forms.URLField(required=False, assume_scheme="https", label="LLM base URL (optional)",
+                             help_text="an OpenAI-compatible endpoint for the domain and rule stages; empty: procedural")
+    llm_model = forms.CharField(max_length=200, required=False, label="LLM model")
+    llm_key_env = forms.CharField(max_length=100, required=False, label="LLM key variable",
+                                  help_text="the worker's environment variable holding the endpoint's API key")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, value in synthesis_llm_defaults().items():  # read per form: settings may change under tests
+            self.fields[name].initial = value

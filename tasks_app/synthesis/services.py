@@ -1,0 +1,163 @@
+"""Writes of synthesis runs: create (LLM settings checked), execute on a worker, store each task as it is made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.llm_hosts import llm_url_refusal
+from sandmle_web.queues import Queue
+from studio.errors import ServiceError
+from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskAuditEntry
+from tasks_app.review.difficulty import task_difficulty
+from tasks_app.review.services import audit_record
+from tasks_app.seeds.services import seed_engine_object
+from tasks_app.synthesis.models import RNG_MAX
+
+
+def synthesis_llm_defaults() -> dict:
+    """The LLM settings a new synthesis run starts from: the deployment's SANDMLE_LLM_* settings."""
+    return {"llm_url": settings.SANDMLE_LLM_URL, "llm_model": settings.SANDMLE_LLM_MODEL,
+            "llm_key_env": settings.SANDMLE_LLM_KEY_ENV}
+
+
+def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> None:
+    if bool(llm_url) != bool(llm_model):
+        raise ServiceError("give both an LLM URL and a model, or neither", field="llm_model" if llm_url else "llm_url")
+    if llm_url:
+        parts = urlsplit(llm_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ServiceError("use an http(s) base URL such as http://host:8000/v1", field="llm_url")
+        if parts.username or parts.password:
+            raise ServiceError("keep credentials out of the URL; name the variable holding the key instead",
+                               field="llm_url")
+        # The run's prompts carry the rule family and the key goes along: only to hosts the admin allows.
+        refusal = llm_url_refusal(llm_url)
+        if refusal:
+            raise ServiceError(refusal, field="llm_url")
+    if llm_key_env and llm_key_env not in settings.SANDMLE_LLM_KEY_ENVS:
+        allowed = ", ".join(settings.SANDMLE_LLM_KEY_ENVS) or "none"
+        raise ServiceError(f"{llm_key_env!r} is not an allowed key variable (allowed: {allowed}; SANDMLE_LLM_KEY_ENVS "
+                           f"lists them)", field="llm_key_env")
+
+
+@transaction.atomic
+def synthesis_run_create(
+    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", llm_key_env: str = "", user=None
+) -> SynthesisRun:
+    """Queue a synthesis run; with llm_url and llm_model its domain and rule stages ask that endpoint, sending the
+    key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default)."""
+    if not 1 <= count <= 200:
+        raise ServiceError("ask for between 1 and 200 tasks", field="count")
+    if not 0 <= rng <= RNG_MAX:
+        raise ServiceError(f"use an rng seed from 0 to {RNG_MAX}", field="rng")
+    _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
+    run = SynthesisRun.objects.create(
+        seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,
+        llm_key_env=llm_key_env if llm_url else "", created_by=user
+    )
+    enqueue("workers.synthesis.run_synthesis", args=(run.id,), queue=Queue.DEFAULT)
+    return run
+
+
+def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
+    """Claim a queued run and synthesize its tasks; False when another worker has it already."""
+    from sandmle.synth import synthesize
+
+    if not SynthesisRun.claim(run_id, worker=worker):
+        return False
+    run = SynthesisRun.objects.select_related("seed").get(id=run_id)
+    try:
+        llm = None
+        if run.llm_url:
+            from sandmle.llm import ChatClient
+
+            _check_llm_settings(llm_url=run.llm_url, llm_model=run.llm_model, llm_key_env=run.llm_key_env)
+            llm = ChatClient(run.llm_url, run.llm_model, api_key_env=run.llm_key_env or settings.SANDMLE_LLM_KEY_ENV)
+        out_dir = Path(settings.DATA_DIR) / "bundles" / f"run-{run.id}"
+
+        def progress(done: int, total: int) -> None:
+            if not SynthesisRun.beat(run.id, progress=done / max(total, 1), message=f"{done}/{total} tasks"):
+                raise _Cancelled()
+
+        # Each task is stored as it is made, with the count kept so far: a run taken up again after its worker died
+        # starts at that index and makes each remaining task once (task ids follow from seed, rng and index).
+        done = int(run.summary.get("done", 0))
+
+        def keep(index: int, result) -> None:
+            with transaction.atomic():
+                synthesized_task_store(run=run, result=result)
+                SynthesisRun.objects.filter(id=run.id).update(summary={**run.summary, "done": index + 1})
+
+        synthesize(seed_engine_object(seed=run.seed), count=run.count, rng=run.rng, out_dir=out_dir, llm=llm,
+                   progress=progress, start=done, on_result=keep)
+        stored = SynthesizedTask.objects.filter(run=run)
+        total, rejected = stored.count(), stored.filter(rejected_by=SynthesizedTask.RejectedBy.VALIDATOR).count()
+        SynthesisRun.objects.filter(id=run.id).update(
+            summary={"tasks": total, "validated": total - rejected, "rejected": rejected}
+        )
+        SynthesisRun.finish(run.id, state=JobState.SUCCEEDED)
+    except _Cancelled:
+        SynthesisRun.finish(run.id, state=JobState.CANCELLED)
+    except Exception as error:
+        SynthesisRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
+        raise
+    return True
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:
+    """Store one engine SynthesisResult: validated tasks wait for review, rejected ones keep their reasons."""
+    spec = result.spec.to_dict() if hasattr(result.spec, "to_dict") else dict(result.spec)
+    domain = spec.get("domain", {}) or {}
+    validated = result.status == "validated"
+    previous_status = SynthesizedTask.objects.filter(task_id=result.task_id).values_list("status", flat=True).first()
+    task, _ = SynthesizedTask.objects.update_or_create(
+        task_id=result.task_id,
+        defaults=dict(
+            run=run,
+            seed=run.seed,
+            status=SynthesizedTask.Status.PENDING_REVIEW if validated else SynthesizedTask.Status.REJECTED,
+            rejected_by="" if validated else SynthesizedTask.RejectedBy.VALIDATOR,
+            reasons=list(result.reasons or []),
+            title=domain.get("title", ""),
+            domain_id=result.domain_id or "",
+            sector=domain.get("sector", ""),
+            rule_family=result.rule_family or "",
+            modality=spec.get("dna", {}).get("modality", run.seed.modality),
+            task_type=spec.get("dna", {}).get("task_type", run.seed.task_type),
+            metric=spec.get("metric", run.seed.metric),
+            milestones=dict(result.milestones or {}),
+            ladder=dict(result.ladder or {}),
+            spec=spec,
+            log=list(result.log or []),
+            bundle_dir=str(result.bundle_dir or ""),
+            bundle_sha256=result.bundle_sha256 or "",
+            difficulty=task_difficulty(ladder=dict(result.ladder or {}), metric=spec.get("metric", run.seed.metric)),
+        ),
+    )
+    _audit_stored(task=task, run=run, previous_status=previous_status)
+    return task
+
+
+def _audit_stored(*, task: SynthesizedTask, run: SynthesisRun, previous_status: str | None) -> None:
+    """The audit entry of a task stored by a run: the critic validated it (pending review) or rejected it."""
+    if previous_status == task.status:
+        return
+    regenerates = (run.summary or {}).get("regenerates", "")
+    if task.status == SynthesizedTask.Status.REJECTED:
+        reason = "; ".join(task.reasons) or "rejected by the critic"
+    else:
+        reason = "validated by the critic"
+    if regenerates:
+        reason += f"; new version of {regenerates}"
+    audit_record(task=task, actor=run.created_by, from_value=previous_status, to_value=task.status, reason=reason,
+                 via=TaskAuditEntry.Via.REGENERATE if regenerates else TaskAuditEntry.Via.SYNTHESIS)

@@ -1,0 +1,29 @@
+"""Input form of the task-set picker."""
+
+from __future__ import annotations
+
+from django import forms
+
+TASK_SET_SELECTIONS = [("checked", "the checked tasks"), ("matching", "every task matching the filter")]
+
+
+class TaskSetForm(forms.Form):
+    """A new task set from the checked tasks of the picker's page, or from every task its filter matches."""
+
+    name = forms.SlugField(max_length=80)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    # The checkboxes are the picker table's own; any id may be posted and the service names the unknown ones.
+    task_ids = forms.MultipleChoiceField(choices=[], required=False, widget=forms.MultipleHiddenInput,
+                                         label="approved tasks")
+    selection = forms.ChoiceField(choices=TASK_SET_SELECTIONS, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_ids"].valid_value = lambda value: bool(value) and len(value) <= 100
+
+    def clean(self):
+        data = super().clean()
+        data["selection"] = data.get("selection") or "checked"
+        if data["selection"] == "checked" and not data.get("task_ids") and "task_ids" not in self.errors:
+            self.add_error("task_ids", "check at least one task, or make the set from every task matching the filter")
+        return data

@@ -1,0 +1,50 @@
+"""Input and output serializers of the task-set API."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from tasks_app.models import SynthesizedTask, TaskSet
+
+
+class TaskSetFilterInput(serializers.Serializer):
+    """The task-set page's picker filter (tasks_app.task_sets.picker): the set takes every approved task it matches."""
+
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                              help_text="words that each appear in the task's id, title or domain")
+    seed = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    modality = serializers.CharField(required=False, allow_blank=True, max_length=16)
+    difficulty = serializers.ChoiceField(required=False, allow_blank=True, choices=SynthesizedTask.Difficulty.choices)
+    rule_family = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                        help_text="reviewers only; ignored for other roles")
+
+
+class TaskSetInput(serializers.Serializer):
+    name = serializers.SlugField(max_length=80)
+    task_ids = serializers.ListField(child=serializers.CharField(max_length=100), allow_empty=False, required=False,
+                                     max_length=10000, help_text="the approved tasks; or give `filter` instead")
+    filter = TaskSetFilterInput(required=False, help_text="every approved task matching it; or give `task_ids`")
+    description = serializers.CharField(required=False, default="", allow_blank=True)
+
+    def validate(self, attrs):
+        if ("task_ids" in attrs) == ("filter" in attrs):
+            raise serializers.ValidationError({"task_ids": ["give either task_ids or filter, not both or neither"]})
+        return attrs
+
+
+class TaskSetListOutput(serializers.ModelSerializer):
+    task_count = serializers.IntegerField(read_only=True)
+    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = TaskSet
+        fields = ["name", "description", "task_count", "created_by", "created_at"]
+
+
+class TaskSetOutput(serializers.ModelSerializer):
+    task_ids = serializers.SlugRelatedField(source="tasks", many=True, read_only=True, slug_field="task_id")
+    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = TaskSet
+        fields = ["name", "description", "task_ids", "created_by", "created_at"]

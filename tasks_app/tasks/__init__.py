@@ -1,0 +1,1 @@
+"""Synthesized tasks: their pages, files, charts, DNA, versions and rollout statistics."""

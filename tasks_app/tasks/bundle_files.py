@@ -1,0 +1,36 @@
+"""Reads a stored bundle's files for the studio, keeping private/ to those allowed to see it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sandmle.episode_files import EpisodeDir, RefusedFile
+
+PREVIEW_BYTES = 4000
+MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller
+
+
+def read_text(bundle_dir: str, relative: str, *, limit: int | None = None) -> str:
+    """The file's text ("" when it is missing or not a plain file), cut to `limit` characters with a marker."""
+    if not bundle_dir:
+        return ""
+    try:  # through EpisodeDir like the downloads (tasks_app/tasks/files.py): no symbolic link is followed
+        text = EpisodeDir(bundle_dir, hard_links_ok=True).read_text(relative, max_bytes=MAX_TEXT_BYTES)
+    except (RefusedFile, OSError):
+        return ""
+    return text if limit is None or len(text) <= limit else text[:limit] + "\n…"
+
+
+def read_json(bundle_dir: str, relative: str) -> dict:
+    text = read_text(bundle_dir, relative)
+    return json.loads(text) if text else {}
+
+
+def public_previews(bundle_dir: str) -> dict[str, str]:
+    return {name: read_text(bundle_dir, f"public/{name}", limit=PREVIEW_BYTES) for name in ("train.csv", "test.csv", "sample_submission.csv")}
+
+
+def image_names(bundle_dir: str, *, limit: int = 12) -> list[str]:
+    folder = Path(bundle_dir) / "public" / "images"
+    return sorted(path.name for path in folder.glob("*.png"))[:limit] if folder.is_dir() else []

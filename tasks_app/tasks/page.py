@@ -1,0 +1,59 @@
+"""What the task page shows beyond the row: charts, the task's DNA beside its seed's, versions and rollout stats.
+
+Heavy parts (reading the bundle, plotly figures, measuring DNA) are cached by the bundle's hash: a bundle never
+changes under the same hash, so the cache never goes stale.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+
+from tasks_app.tasks import bundle_files, charts, regenerate
+from tasks_app.tasks.dna import dna_comparison, task_dna
+from tasks_app.tasks.rollout_stats import rollout_stats_by_task
+
+CACHE_SECONDS = 3600
+
+
+def _target(task) -> str:
+    return (task.spec.get("domain") or {}).get("target_name", "")
+
+
+def _public_charts(task) -> dict:
+    target = _target(task)
+    return {
+        "feature_charts": charts.feature_distribution_charts(task.bundle_dir, target=target),
+        "label_chart": charts.label_balance_chart(task.bundle_dir, target=target, task_type=task.task_type),
+        "task_dna": task_dna(bundle_dir=task.bundle_dir, target=target, task_type=task.task_type,
+                             metric=task.metric, modality=task.modality),
+    }
+
+
+def task_presentation(*, task, include_private: bool) -> dict:
+    key = f"task-page:{task.bundle_sha256 or task.task_id}"
+    public = cache.get(key)
+    if public is None:
+        public = _public_charts(task)
+        cache.set(key, public, CACHE_SECONDS)
+    # Headroom and which reference set each milestone are grading data; they read as calibration, not as the rule.
+    grading = bundle_files.read_json(task.bundle_dir, "private/grading.json") if task.bundle_dir else {}
+    ladder_chart = charts.ladder_chart(
+        ladder=task.ladder, milestones=task.milestones, milestone_sources=grading.get("milestone_sources"),
+        is_lower_better=bool(grading.get("is_lower_better", False)), headroom=grading.get("headroom"),
+        metric=task.metric,
+    )
+    seed_dna = task.seed.dna.data if hasattr(task.seed, "dna") else {}
+    previous = regenerate.previous_version(task)
+    return {
+        "feature_charts": public["feature_charts"], "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
+        "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
+        "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
+        # The rule stage names the hidden rule family and the columns it reads: reviewers only.
+        "synthesis_log": [entry for entry in task.log or [] if include_private or entry.get("stage") != "rule"],
+        "rollout_stats": rollout_stats_by_task(task_ids=[task.pk]).get(task.pk),
+        "previous_version": previous,
+        "version_number": regenerate.version_number(task),
+        "version_diff": regenerate.version_diff(previous, task, include_private=include_private) if previous else [],
+        "newer_versions": regenerate.newer_versions(task),
+        "regeneration_runs": regenerate.regenerations_of(task),
+    }

@@ -1,0 +1,138 @@
+"""Writes of evaluation campaigns: create (validated by the engine's CampaignSpec), execute on a worker, store episodes."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from sandmle.errors import UsageError
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.queues import Queue
+from studio.errors import ServiceError
+from tasks_app.models import TaskSet
+from training_app.models import CampaignEpisode, EvalCampaign
+
+# The spec fields a caller sets; the task paths always come from the task set.
+SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature")
+
+
+def _spec(campaign_spec: dict, task_set: TaskSet):
+    from sandmle.evaluation.campaign import CampaignSpec
+
+    tasks = sorted(Path(task.bundle_dir) for task in task_set.tasks.all())
+    return CampaignSpec(tasks=tasks, **{key: campaign_spec[key] for key in SPEC_FIELDS if key in campaign_spec})
+
+
+@transaction.atomic
+def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[str], seeds: int = 3,
+                    baseline: str | None = None, feedback: str = "score", max_turns: int = 15,
+                    time_budget_s: float = 900.0, temperature: float = 1.0, name: str = "", user=None) -> EvalCampaign:
+    """Validate with the engine's own checks (its UsageError names the field) and queue the campaign."""
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
+              "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
+              "temperature": float(temperature)}
+    try:
+        _spec(values, task_set).validate()
+    except UsageError as error:
+        field, _, problem = str(error).partition(": ")
+        raise ServiceError(problem or str(error), field=field if field in SPEC_FIELDS else "non_field_errors")
+    # A local checkpoint is evaluated next to the model, on a GPU worker; served models and the baseline on CPU.
+    target = Queue.GPU if any(policy.startswith("hf:") for policy in values["policies"]) else Queue.SANDBOX
+    campaign = EvalCampaign.objects.create(name=name, task_set=task_set, spec=values, queue=target.value,
+                                           created_by=user)
+    # A random suffix: SQLite may hand a deleted row's id out again, and a campaign must never resume another's files.
+    campaign.out_dir = str(Path(settings.DATA_DIR) / "campaigns" / f"{campaign.id}-{uuid.uuid4().hex[:12]}")
+    campaign.save(update_fields=["out_dir"])
+    enqueue("workers.evaluation.run_campaign", args=(campaign.id,), queue=target)
+    return campaign
+
+
+def episode_store(*, campaign: EvalCampaign, record: dict) -> CampaignEpisode | None:
+    """Store one finished episode; one already stored under its key (a resumed run's replay) is kept."""
+    report = record.get("report") or {}
+    try:
+        with transaction.atomic():  # a savepoint: a duplicate key must not spoil the caller's transaction
+            return CampaignEpisode.objects.create(
+                campaign=campaign, key=record["key"], policy=record["policy"], scaffold=record["scaffold"],
+                task_id=record["task_id"], seed=int(record["seed"]), milestone=report.get("milestone") or "",
+                valid_submission=bool(report.get("valid_submission")), score=report.get("score"),
+                n_turns=len((record.get("trajectory") or {}).get("turns", [])), record=record,
+            )
+    except IntegrityError:
+        return None
+
+
+def campaign_requeue(*, campaign_id: int) -> bool:
+    """Put a failed (say, worker lost) campaign back in the queue; its finished episodes are never rerun."""
+    requeued = EvalCampaign.objects.filter(id=campaign_id, state=JobState.FAILED).update(
+        state=JobState.QUEUED, error="", finished_at=None, cancel_requested=False)
+    if requeued:
+        campaign = EvalCampaign.objects.get(id=campaign_id)
+        enqueue("workers.evaluation.run_campaign", args=(campaign.id,), queue=campaign.queue)
+    return requeued == 1
+
+
+def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
+    """Claim a queued campaign and run the episodes it still lacks, storing each as it ends.
+
+    The engine resumes from out_dir/episodes.jsonl; the rows are written here, in the job's own thread, so SQLite
+    sees one writer. The engine's threads only put records on a queue.
+    """
+    from sandmle.evaluation.campaign import read_episodes, run_campaign
+
+    if not EvalCampaign.claim(campaign_id, worker=worker):
+        return False
+    campaign = EvalCampaign.objects.select_related("task_set").get(id=campaign_id)
+    total = max(campaign.total_episodes, 1)
+    finished: queue.Queue = queue.Queue()
+    outcome: dict = {}
+    cancelled = threading.Event()
+    spec = _spec(campaign.spec, campaign.task_set)  # read here: the engine's threads never touch the database
+    # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
+    options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} \
+        if any(policy.startswith("openai:") for policy in spec.policies) else {}
+
+    def episodes() -> None:
+        try:
+            outcome["report"] = run_campaign(spec, Path(campaign.out_dir),
+                                             on_episode=finished.put, should_stop=cancelled.is_set,
+                                             policy_options=options)
+        except Exception as error:  # reported on the row below
+            outcome["error"] = error
+
+    runner = threading.Thread(target=episodes, name=f"campaign-{campaign.id}", daemon=True)
+    runner.start()
+    while runner.is_alive() or not finished.empty():
+        try:
+            record = finished.get(timeout=0.2)
+        except queue.Empty:
+            if not EvalCampaign.beat(campaign.id):
+                cancelled.set()
+            continue
+        episode_store(campaign=campaign, record=record)
+        stored = campaign.episodes.count()
+        if not EvalCampaign.beat(campaign.id, progress=stored / total, message=f"{stored}/{total} episodes"):
+            cancelled.set()
+    runner.join()
+    # Episodes the file holds but the rows lack (a worker killed between the two writes) are stored now.
+    stored_keys = set(campaign.episodes.values_list("key", flat=True))
+    for record in read_episodes(Path(campaign.out_dir)):
+        if record["key"] not in stored_keys:
+            episode_store(campaign=campaign, record=record)
+    if "error" in outcome:
+        error = outcome["error"]
+        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=describe_failure(error))
+        raise error
+    EvalCampaign.objects.filter(id=campaign.id).update(report=outcome["report"])
+    complete = outcome["report"].get("complete", False)
+    EvalCampaign.finish(campaign.id, state=JobState.SUCCEEDED if complete and not cancelled.is_set()
+                        else JobState.CANCELLED)
+    return True

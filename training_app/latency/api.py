@@ -1,0 +1,94 @@
+"""The REST API of latency studies: list, launch (JSON naming a task, or multipart with a table), read, cancel."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.generics import ListAPIView
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsCurator, IsViewer
+from studio.errors import ServiceError
+from tasks_app.models import Seed, SynthesizedTask
+from training_app.latency import selectors, services
+from training_app.models import LatencyStudy
+from training_app.shared.job_api import JobCancelApi
+
+
+class LatencyStudyInput(serializers.Serializer):
+    task = serializers.CharField(max_length=100, required=False, allow_blank=True, default="",
+                                 help_text="a synthesized task's id; or send `table` (multipart) and `target`")
+    seed = serializers.CharField(max_length=80, required=False, allow_blank=True, default="",
+                                 help_text="or a seed dataset's name: a task spec is drawn from its DNA")
+    table = serializers.FileField(required=False, allow_null=True, default=None)
+    target = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    full_rows = serializers.IntegerField(min_value=1, max_value=services.MAX_FULL_ROWS, required=False,
+                                         allow_null=True, default=None)
+    seeds = serializers.IntegerField(min_value=1, max_value=services.MAX_SEEDS, default=3)
+    pipelines = serializers.ListField(child=serializers.CharField(max_length=100), required=False, default=list)
+    name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class LatencyStudyOutput(serializers.ModelSerializer):
+    task = serializers.CharField(source="task.task_id", default=None)
+    seed = serializers.CharField(source="seed.name", default=None)
+
+    class Meta:
+        model = LatencyStudy
+        fields = ["id", "name", "task", "seed", "table_name", "target", "full_rows", "seeds", "pipelines", "queue", "state",
+                  "progress", "progress_message", "error", "result", "created_at", "started_at", "finished_at"]
+
+
+class LatencyStudyListApi(ListAPIView):
+    permission_classes = [IsViewer]
+    serializer_class = LatencyStudyOutput
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        return selectors.latency_study_list()
+
+    @extend_schema(operation_id="latency_studies_launch", request=LatencyStudyInput,
+                   responses={201: LatencyStudyOutput})
+    def post(self, request):
+        if not IsCurator().has_permission(request, self):
+            return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
+        data = LatencyStudyInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        task_id = fields.pop("task")
+        task = None
+        if task_id:
+            task = SynthesizedTask.objects.filter(task_id=task_id).first()
+            if task is None:
+                raise ValidationError({"task": [f"no task {task_id!r}"]})
+        seed_name, seed = fields.pop("seed"), None
+        if seed_name:
+            seed = Seed.objects.filter(name=seed_name).first()
+            if seed is None:
+                raise ValidationError({"seed": [f"no seed {seed_name!r}"]})
+        try:
+            study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
+        except ServiceError as error:
+            raise ValidationError({error.field: [str(error)]}) from None
+        return Response(LatencyStudyOutput(study).data, status=status.HTTP_201_CREATED)
+
+
+class LatencyStudyDetailApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="latency_studies_retrieve", responses=LatencyStudyOutput)
+    def get(self, request, study_id):
+        return Response(LatencyStudyOutput(get_object_or_404(LatencyStudy, id=study_id)).data)
+
+
+@extend_schema_view(post=extend_schema(operation_id="latency_studies_cancel", request=None,
+                                       responses=LatencyStudyOutput))
+class LatencyStudyCancelApi(JobCancelApi):
+    model = LatencyStudy
+    output_serializer = LatencyStudyOutput
+    noun = "latency study"
+

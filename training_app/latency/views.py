@@ -1,0 +1,76 @@
+"""Pages of latency studies: launch (a task, a seed dataset or an uploaded table), progress, the per-seed charts and
+the ratio."""
+
+from __future__ import annotations
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.models import Seed, SynthesizedTask
+from training_app.latency import selectors, services
+from training_app.latency.forms import LatencyStudyForm
+from training_app.models import LatencyStudy
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def latency_list(request):
+    choices = {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
+    form = LatencyStudyForm(**choices)
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Launching latency studies needs the curator role."},
+                          status=403)
+        form = LatencyStudyForm(request.POST, request.FILES, **choices)
+        if form.is_valid():
+            fields = dict(form.cleaned_data)
+            task_id = fields.pop("task")
+            seed_name = fields.pop("seed")
+            task = SynthesizedTask.objects.get(task_id=task_id) if task_id else None
+            seed = Seed.objects.get(name=seed_name) if seed_name else None
+            try:
+                study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
+                return redirect("latency-detail", study_id=study.id)
+            except ServiceError as error:
+                form.add_error(error.field if error.field in form.fields else None, str(error))
+        status = 400
+    page = paginate(request, selectors.latency_study_list().order_by("-created_at", "-id"))
+    return render(request, "training/latency/latency_list.html", {"studies": page, "page": page, "form": form},
+                  status=status)
+
+
+def _study_or_404(study_id: int) -> LatencyStudy:
+    try:
+        return selectors.latency_study_get(study_id=study_id)
+    except LatencyStudy.DoesNotExist:
+        raise Http404(f"no latency study {study_id}")
+
+
+@role_required(Role.VIEWER)
+def latency_detail(request, study_id):
+    study = _study_or_404(study_id)
+    if request.method == "POST":
+        if not study.may_be_cancelled_by(request.user):
+            return render(request, "403.html",
+                          {"reason": "Only the study's creator, reviewers and admins may cancel it."}, status=403)
+        LatencyStudy.request_cancel(study.id, actor=request.user)
+        return redirect("latency-detail", study_id=study.id)
+    return render(request, "training/latency/latency_detail.html", {
+        "study": study, "seed_rows": selectors.seed_rows(study.result),
+        "figures": selectors.latency_figures(study.result),
+    })
+
+
+@role_required(Role.VIEWER)
+def latency_result_export(request, study_id):
+    study = _study_or_404(study_id)
+    if not study.result:
+        raise Http404("this study has no result yet")
+    response = JsonResponse(study.result, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="latency-study-{study.id}.json"'
+    return response

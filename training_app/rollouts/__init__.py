@@ -1,0 +1,1 @@
+"""Rollout batches and their trajectories."""

@@ -1,0 +1,61 @@
+"""Rows of rollout batches (jobs) and their trajectories."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from sandmle_web.jobs import Job
+from tasks_app.models import SynthesizedTask, TaskSet
+
+
+class RolloutBatch(Job):
+    class Scaffold(models.TextChoices):
+        REACT = "react"
+        AIDE = "aide"
+        AIRA = "aira"
+        MLE_AGENT = "mle_agent"
+
+    class Feedback(models.TextChoices):
+        NONE = "none"
+        VALIDATE = "validate"
+        SCORE = "score"
+
+    name = models.CharField(max_length=200, blank=True, default="")
+    task_set = models.ForeignKey(TaskSet, on_delete=models.PROTECT, related_name="rollout_batches")
+    scaffold = models.CharField(max_length=16, choices=Scaffold.choices)
+    policy = models.CharField(max_length=500)  # baseline | openai:MODEL@URL | hf:PATH
+    samples = models.PositiveIntegerField(default=1)
+    concurrency = models.PositiveIntegerField(default=2)
+    feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.SCORE)
+    max_turns = models.PositiveIntegerField(default=15)
+    queue = models.CharField(max_length=16, default="sandbox")
+    task_names = ("workers.rollouts.run_rollout_batch",)
+    summary = models.JSONField(default=dict, blank=True)
+
+    class Meta(Job.Meta):
+        indexes = [models.Index(fields=["-created_at"], name="rollout_created")]  # lists: newest first
+
+
+class Trajectory(models.Model):
+    batch = models.ForeignKey(RolloutBatch, on_delete=models.CASCADE, related_name="trajectories")
+    task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="trajectories")
+    sample_index = models.PositiveIntegerField()
+    termination = models.CharField(max_length=32)
+    valid_submission = models.BooleanField(default=False)
+    milestone = models.CharField(max_length=16, blank=True, default="")
+    score = models.FloatField(null=True, blank=True)
+    reward = models.FloatField(default=0.0)  # the dense reward, the training default
+    format_rate = models.FloatField(default=0.0)
+    n_turns = models.PositiveIntegerField(default=0)
+    wall_s = models.FloatField(default=0.0)
+    record = models.JSONField()  # the engine's Trajectory.to_dict(): turns, tokens, masks, grade, rewards
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task_id", "sample_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "task", "sample_index"], name="one_trajectory_per_sample")
+        ]
+        # A task's rollout statistics (task and queue pages) aggregate these columns only: the index covers them,
+        # so 100,000 trajectories with their heavy records are never read for a list.
+        indexes = [models.Index(fields=["task", "milestone", "valid_submission", "reward"], name="traj_task_stats")]

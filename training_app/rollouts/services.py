@@ -1,0 +1,141 @@
+"""Writes of the training side: rollout batches (create, execute on a worker, cancel) and their trajectories."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.llm_hosts import llm_url_refusal
+from sandmle_web.queues import Queue
+from studio.errors import ServiceError
+from tasks_app.models import SynthesizedTask, TaskSet
+from training_app.models import RolloutBatch, Trajectory
+
+POLICY_PREFIXES = ("baseline", "openai:", "hf:")
+
+
+def _check_policy(policy: str) -> None:
+    if policy == "baseline":
+        return
+    if policy.startswith("openai:"):
+        model, _, url = policy[len("openai:"):].partition("@")
+        if not model or not url.startswith(("http://", "https://")):
+            raise ServiceError("write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1", field="policy")
+        refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
+        if refusal:
+            raise ServiceError(refusal, field="policy")
+        return
+    if policy.startswith("hf:") and len(policy) > 3:
+        return
+    raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
+
+
+@transaction.atomic
+def rollout_batch_create(
+    *, task_set: TaskSet, scaffold: str, policy: str, samples: int = 1, concurrency: int = 2,
+    feedback: str = "score", max_turns: int = 15, name: str = "", user=None,
+) -> RolloutBatch:
+    """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker."""
+    if scaffold not in RolloutBatch.Scaffold.values:
+        raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
+    if feedback not in RolloutBatch.Feedback.values:
+        raise ServiceError(f"expected one of {', '.join(RolloutBatch.Feedback.values)}", field="feedback")
+    _check_policy(policy)
+    if not 1 <= samples <= 64:
+        raise ServiceError("samples per task must be between 1 and 64", field="samples")
+    if not 1 <= concurrency <= 32:
+        raise ServiceError("concurrency must be between 1 and 32", field="concurrency")
+    if not 1 <= max_turns <= 100:
+        raise ServiceError("max turns must be between 1 and 100", field="max_turns")
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    queue = Queue.GPU if policy.startswith("hf:") else Queue.SANDBOX
+    batch = RolloutBatch.objects.create(
+        name=name, task_set=task_set, scaffold=scaffold, policy=policy, samples=samples, concurrency=concurrency,
+        feedback=feedback, max_turns=max_turns, queue=queue.value, created_by=user,
+    )
+    enqueue("workers.rollouts.run_rollout_batch", args=(batch.id,), queue=queue)
+    return batch
+
+
+def trajectory_store(*, batch: RolloutBatch, task: SynthesizedTask, record: dict) -> Trajectory | None:
+    """Store one finished episode; a redelivered batch that re-runs a sample keeps the first record."""
+    grade = record.get("grade") or {}
+    rewards = record.get("rewards") or {}
+    try:
+        return Trajectory.objects.create(
+            batch=batch, task=task, sample_index=int(record.get("sample_index", 0)),
+            termination=str(record.get("termination", "")),
+            valid_submission=bool(grade.get("valid_submission")), milestone=grade.get("milestone") or "",
+            score=grade.get("score"), reward=float((rewards.get("dense") or {}).get("total", 0.0)),
+            format_rate=float(record.get("format_rate", 0.0)), n_turns=len(record.get("turns", [])),
+            wall_s=float(record.get("wall_s", 0.0)), record=record,
+        )
+    except IntegrityError:
+        return None
+
+
+def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
+    """Claim a queued batch and run its episodes, storing each trajectory as it finishes.
+
+    Episodes run on the engine's threads; every database write happens here, in the job's own thread, so
+    SQLite sees one writer and a test's transaction sees the rows.
+    """
+    from sandmle.rollout import EpisodeConfig, run_batch, summarize
+    from sandmle.rollout import Trajectory as EngineTrajectory
+
+    if not RolloutBatch.claim(batch_id, worker=worker):
+        return False
+    batch = RolloutBatch.objects.select_related("task_set").get(id=batch_id)
+    tasks = {task.task_id: task for task in batch.task_set.tasks.all()}
+    total = len(tasks) * batch.samples
+    # A batch taken up again after its worker died runs only the episodes it has no trajectory for yet.
+    finished_before = {(task_id, sample) for task_id, sample in
+                       Trajectory.objects.filter(batch=batch).values_list("task__task_id", "sample_index")}
+    finished: queue.Queue = queue.Queue()
+    outcome: dict = {}
+    cancelled = threading.Event()
+
+    def episodes() -> None:
+        try:
+            _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
+            config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
+            # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
+            options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
+            outcome["trajectories"] = run_batch(
+                sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
+                policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
+                on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
+                skip=finished_before,
+            )
+        except Exception as error:  # reported on the row below
+            outcome["error"] = error
+
+    runner = threading.Thread(target=episodes, name=f"rollout-batch-{batch.id}", daemon=True)
+    runner.start()
+    stored = len(finished_before)
+    while runner.is_alive() or not finished.empty():
+        try:
+            trajectory = finished.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        trajectory_store(batch=batch, task=tasks[trajectory.task_id], record=trajectory.to_dict())
+        stored += 1
+        if not RolloutBatch.beat(batch.id, progress=stored / max(total, 1), message=f"{stored}/{total} episodes"):
+            cancelled.set()
+    runner.join()
+    if "error" in outcome:
+        error = outcome["error"]
+        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=describe_failure(error))
+        raise error
+    # The summary covers every stored episode, those of earlier attempts included.
+    everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
+    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(everything))
+    RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled.is_set() else JobState.SUCCEEDED)
+    return True

@@ -1,0 +1,110 @@
+"""Pages of the training side: launch and watch rollout batches, trajectories turn by turn, side-by-side groups."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.task_sets import selectors as task_set_selectors
+from training_app.models import RolloutBatch, Trajectory
+from training_app.rollouts import selectors, services
+from training_app.rollouts.forms import RolloutBatchForm
+from training_app.shared import presentation
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def rollout_batch_list(request):
+    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
+    form = RolloutBatchForm(task_set_names=names)
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Launching rollouts needs the curator role."}, status=403)
+        form = RolloutBatchForm(request.POST, task_set_names=names)
+        if form.is_valid():
+            fields = dict(form.cleaned_data)
+            task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
+            try:
+                batch = services.rollout_batch_create(task_set=task_set, user=request.user, **fields)
+                return redirect("rollout-batch-detail", batch_id=batch.id)
+            except ServiceError as error:
+                form.add_error(error.field if error.field in form.fields else None, str(error))
+        status = 400
+    page = paginate(request, selectors.rollout_batch_list())
+    return render(request, "training/rollouts/rollout_batch_list.html", {"batches": page, "page": page, "form": form},
+                  status=status)
+
+
+def _batch_or_404(batch_id: int) -> RolloutBatch:
+    try:
+        return selectors.rollout_batch_get(batch_id=batch_id)
+    except RolloutBatch.DoesNotExist:
+        raise Http404(f"no rollout batch {batch_id}")
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def rollout_batch_detail(request, batch_id):
+    batch = _batch_or_404(batch_id)
+    if request.method == "POST":  # cancel: a viewer's POST is refused like every other job page's
+        if not batch.may_be_cancelled_by(request.user):
+            return render(request, "403.html",
+                          {"reason": "Only the batch's creator, reviewers and admins may cancel it."}, status=403)
+        RolloutBatch.request_cancel(batch.id, actor=request.user)
+        return redirect("rollout-batch-detail", batch_id=batch.id)
+    # Paged by task, not by trajectory, so a task's G samples are never split across two pages.
+    page = paginate(request, selectors.batch_task_ids(batch=batch), per_page=25)
+    groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
+    return render(request, "training/rollouts/rollout_batch_detail.html",
+                  {"batch": batch, "groups": groups, "page": page})
+
+
+@role_required(Role.VIEWER)
+def rollout_batch_export(request, batch_id):
+    """All trajectories of a batch as JSONL, streamed."""
+    batch = _batch_or_404(batch_id)
+    rows = Trajectory.objects.filter(batch=batch).order_by("task__task_id", "sample_index").values_list("record", flat=True)
+    response = StreamingHttpResponse((json.dumps(record, sort_keys=True) + "\n" for record in rows.iterator()),
+                                     content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="rollout-batch-{batch.id}.jsonl"'
+    return response
+
+
+def _trajectory_view(trajectory: Trajectory) -> dict:
+    record = trajectory.record
+    grade = record.get("grade") or {}
+    return {"trajectory": trajectory, "turns": presentation.turn_views(record), "grade": grade,
+            "ladder": presentation.ladder_view(grade), "rewards": record.get("rewards") or {}, "record": record}
+
+
+@role_required(Role.VIEWER)
+def trajectory_detail(request, trajectory_id):
+    try:
+        trajectory = selectors.trajectory_get(trajectory_id=trajectory_id)
+    except Trajectory.DoesNotExist:
+        raise Http404(f"no trajectory {trajectory_id}")
+    context = _trajectory_view(trajectory) | {"pygments_css": presentation.pygments_css()}
+    from tasks_app.review.views import turn_comment_context
+
+    context |= turn_comment_context(trajectory=trajectory, user=request.user)
+    return render(request, "training/rollouts/trajectory_detail.html", context)
+
+
+@role_required(Role.VIEWER)
+def trajectory_compare(request, batch_id, task_id):
+    """The G trajectories of one task side by side."""
+    batch = _batch_or_404(batch_id)
+    trajectories = list(Trajectory.objects.filter(batch=batch, task__task_id=task_id).select_related("task"))
+    if not trajectories:
+        raise Http404("no trajectories of that task in this batch")
+    return render(request, "training/rollouts/trajectory_compare.html", {
+        "batch": batch, "task_id": task_id, "columns": [_trajectory_view(t) for t in trajectories],
+        "pygments_css": presentation.pygments_css(),
+    })

@@ -1,0 +1,116 @@
+"""The REST API of training runs: launch, list, watch, cancel, read the metric lines."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.generics import ListAPIView
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsViewer
+from training_app.models import TrainingRun
+from training_app.runs import services
+from training_app.runs.filters import TrainingRunFilter
+from training_app.shared.job_api import JobCancelApi, job_launch
+
+
+class TrainingRunInput(serializers.Serializer):
+    """Types only; ranges and choices are the engine's (load_train_config names the key it refuses)."""
+
+    task_set = serializers.SlugField()
+    kind = serializers.ChoiceField(choices=TrainingRun.Kind.choices, default="grpo")
+    model = serializers.CharField(max_length=500)
+    name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+    lora_r = serializers.IntegerField(min_value=1, max_value=1024, required=False, allow_null=True, default=None)
+    steps = serializers.IntegerField(required=False)
+    group_size = serializers.IntegerField(required=False)
+    tasks_per_step = serializers.IntegerField(required=False)
+    learning_rate = serializers.FloatField(required=False)
+    reward = serializers.CharField(required=False)
+    max_turns = serializers.IntegerField(required=False)
+    max_response_tokens = serializers.IntegerField(required=False)
+    save_every = serializers.IntegerField(required=False)
+
+    def validate(self, attrs):
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise ValidationError({unknown[0]: ["unknown setting"]})
+        return attrs
+
+
+class CheckpointOutput(serializers.Serializer):
+    step = serializers.IntegerField()
+    path = serializers.CharField()
+    policy = serializers.CharField(help_text="the policy name rollouts and campaigns take: hf:<path>")
+
+
+class TrainingRunOutput(serializers.ModelSerializer):
+    task_set = serializers.CharField(source="task_set.name")
+    checkpoints = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TrainingRun
+        fields = ["id", "name", "kind", "task_set", "config", "queue", "state", "progress", "progress_message",
+                  "error", "smoke_model", "checkpoints", "created_at", "started_at", "finished_at"]
+
+    @extend_schema_field(CheckpointOutput(many=True))
+    def get_checkpoints(self, run) -> list[dict]:
+        return [{"step": c.step, "path": c.path, "policy": f"hf:{c.path}"} for c in run.checkpoints.all()]
+
+
+def _runs():
+    # Checkpoints in one query per page, not one per row; the trainer's result JSON is not part of a row.
+    return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints").defer("result")
+
+
+class TrainingRunListApi(ListAPIView):
+    permission_classes = [IsViewer]
+    serializer_class = TrainingRunOutput
+    filterset_class = TrainingRunFilter
+    ordering_fields = ["created_at", "finished_at", "state", "kind", "name"]
+    ordering = ["-created_at", "-id"]
+
+    def get_queryset(self):
+        return _runs()
+
+    @extend_schema(operation_id="training_runs_list", summary="List training runs")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(operation_id="training_runs_launch", summary="Launch GRPO or SFT training on a task set (curators)",
+                   request=TrainingRunInput, responses={201: TrainingRunOutput})
+    def post(self, request):
+        return job_launch(request, self, input_serializer=TrainingRunInput, create=services.training_run_create,
+                          output_serializer=TrainingRunOutput)
+
+
+class TrainingRunDetailApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="training_runs_retrieve", responses=TrainingRunOutput)
+    def get(self, request, run_id):
+        return Response(TrainingRunOutput(get_object_or_404(_runs(), id=run_id)).data)
+
+
+@extend_schema_view(post=extend_schema(operation_id="training_runs_cancel", request=None, responses=TrainingRunOutput,
+                                       summary="Cancel a run (its creator, reviewers and admins)"))
+class TrainingRunCancelApi(JobCancelApi):
+    model = TrainingRun
+    output_serializer = TrainingRunOutput
+    noun = "run"
+
+
+class TrainingRunMetricsApi(APIView):
+    """The run's metrics.jsonl lines as stored, one per step."""
+
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="training_runs_metrics", responses={200: {"type": "array", "items": {"type": "object"}}},
+                   summary="The run's metric lines, one object per step")
+    def get(self, request, run_id):
+        run = get_object_or_404(TrainingRun.objects.only("id"), id=run_id)
+        return Response([row.metrics for row in run.metrics.all()])
+

@@ -1,0 +1,167 @@
+"""Writes of training runs: create (validated by the engine's load_train_config), execute on a GPU worker, store
+each step's metrics and checkpoints as rows."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.queues import Queue
+from studio.errors import ServiceError
+from tasks_app.models import TaskSet
+from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
+
+# The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).
+GRPO_SETTINGS = ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "max_turns",
+                 "max_response_tokens", "save_every")
+SFT_SETTINGS = ("steps", "learning_rate", "save_every")
+
+
+def is_tiny_random_model(model_dir: str) -> bool:
+    """True for a checkpoint shaped as build_tiny_checkpoint makes it (Qwen3, hidden 64, 2 layers): a smoke model.
+
+    Read from the model's own config.json, so a run launched from the form is labelled as honestly as the demo's.
+    """
+    try:
+        config = json.loads((Path(model_dir) / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return config.get("hidden_size") == 64 and config.get("num_hidden_layers") == 2
+
+
+def _sft_dataset(task_set: TaskSet, path: Path) -> Path:
+    """The task set's stored rollout trajectories as a conversational dataset (the paper's SFT baseline)."""
+    from sandmle.rl.sft import export_sft_dataset
+
+    records = (row.record for row in Trajectory.objects.filter(batch__task_set=task_set).iterator())
+    if not export_sft_dataset(records, path):
+        raise ServiceError("the task set has no rollout trajectories with assistant turns to fine-tune on",
+                           field="task_set")
+    return path
+
+
+def _config_values(*, kind: str, task_set: TaskSet, model: str, settings_values: dict, lora_r: int | None,
+                   output_dir: Path) -> dict:
+    names = GRPO_SETTINGS if kind == "grpo" else SFT_SETTINGS
+    values = {key: settings_values[key] for key in names if settings_values.get(key) is not None}
+    values |= {"model": model, "output_dir": str(output_dir),
+               "lora": {"r": lora_r, "alpha": 2 * lora_r} if lora_r else None}
+    if kind == "grpo":
+        values["tasks"] = sorted(str(task.bundle_dir) for task in task_set.tasks.all())
+    else:
+        values["dataset"] = [str(output_dir / "sft-dataset.jsonl")]
+    return values
+
+
+@transaction.atomic
+def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lora_r: int | None = None,
+                        name: str = "", user=None, smoke: bool = False, **settings_values) -> TrainingRun:
+    """Validate with the engine's own checks (ConfigError names the key) and queue the run on the gpu queue."""
+    from sandmle.rl.config import ConfigError, load_train_config
+
+    if kind not in TrainingRun.Kind.values:
+        raise ServiceError(f"{kind!r}: expected grpo or sft", field="kind")
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    unknown = sorted(set(settings_values) - set(GRPO_SETTINGS))
+    if unknown:
+        raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
+    # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
+    output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
+    values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
+                            lora_r=lora_r, output_dir=output_dir)
+    try:
+        config = load_train_config(values, kind=kind)
+    except ConfigError as error:
+        field = "lora_r" if error.key.startswith("lora") else error.key
+        raise ServiceError(str(error).partition(": ")[2] or str(error), field=field) from None
+    if kind == "sft":
+        _sft_dataset(task_set, output_dir / "sft-dataset.jsonl")
+    run = TrainingRun.objects.create(name=name, kind=kind, task_set=task_set, config=config.to_dict(),
+                                     output_dir=str(output_dir), queue=Queue.GPU.value, created_by=user,
+                                     smoke_model=smoke or is_tiny_random_model(config.model))
+    enqueue("workers.training.run_training", args=(run.id,), queue=Queue.GPU)
+    return run
+
+
+def step_store(*, run: TrainingRun, line: dict) -> None:
+    """Store one step's metrics and (if it saved one) its checkpoint; a resumed run's replayed step overwrites."""
+    step = int(line["step"])
+    TrainingMetric.objects.update_or_create(run=run, step=step, defaults={"metrics": line})
+    if line.get("checkpoint"):
+        TrainingCheckpoint.objects.update_or_create(run=run, step=step, defaults={"path": str(line["checkpoint"])})
+
+
+def training_run_execute(*, run_id: int, worker: str = "") -> bool:
+    """Claim a queued run and train; rows are written here, in the job's own thread, so SQLite sees one writer.
+
+    The trainer's thread only puts each step's line on a queue. A run whose output_dir already holds a checkpoint
+    (a requeued run after a lost worker) resumes from it with its optimizer, scheduler and RNG state.
+    """
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.run_files import last_checkpoint
+
+    if not TrainingRun.claim(run_id, worker=worker):
+        return False
+    run = TrainingRun.objects.get(id=run_id)
+    config = load_train_config(dict(run.config), kind=run.kind)
+    total = max(int(config.steps or 1), 1)
+    steps: queue.Queue = queue.Queue()
+    outcome: dict = {}
+    cancelled = threading.Event()
+    resume = last_checkpoint(config.output_dir) is not None
+
+    def train() -> None:
+        from sandmle.rl.grpo import train_grpo
+        from sandmle.rl.sft import train_sft
+
+        trainer = train_grpo if run.kind == "grpo" else train_sft
+        try:
+            outcome["result"] = trainer(config, resume=resume, on_step=steps.put, should_stop=cancelled.is_set)
+        except Exception as error:  # reported on the row below
+            outcome["error"] = error
+
+    runner = threading.Thread(target=train, name=f"training-{run.id}", daemon=True)
+    runner.start()
+    while runner.is_alive() or not steps.empty():
+        try:
+            line = steps.get(timeout=0.5)
+        except queue.Empty:
+            if not TrainingRun.beat(run.id):
+                cancelled.set()
+            continue
+        step_store(run=run, line=line)
+        if not TrainingRun.beat(run.id, progress=int(line["step"]) / total,
+                                message=f"step {line['step']}/{total} · reward {line.get('reward_mean', 0):.3f}"):
+            cancelled.set()
+    runner.join()
+    if "error" in outcome:
+        error = outcome["error"]
+        TrainingRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
+        raise error
+    result = outcome["result"]
+    # Checkpoints the trainer wrote but no step line reported (the final save) get their rows too.
+    for path in result.get("checkpoints", []):
+        step = int(Path(path).name.rsplit("-", 1)[1])
+        TrainingCheckpoint.objects.update_or_create(run=run, step=step, defaults={"path": str(path)})
+    TrainingRun.objects.filter(id=run.id).update(result=result)
+    stopped = result.get("stopped") or cancelled.is_set()
+    TrainingRun.finish(run.id, state=JobState.CANCELLED if stopped else JobState.SUCCEEDED)
+    return True
+
+
+def training_run_requeue(*, run_id: int) -> bool:
+    """Put a failed (say, worker lost) run back in the queue; it resumes from its last checkpoint."""
+    requeued = TrainingRun.objects.filter(id=run_id, state=JobState.FAILED).update(
+        state=JobState.QUEUED, error="", finished_at=None, cancel_requested=False)
+    if requeued:
+        enqueue("workers.training.run_training", args=(run_id,), queue=Queue.GPU)
+    return requeued == 1

@@ -1,0 +1,121 @@
+"""Pages of training runs: launch, the run page with live curves, its config and checkpoints, a metrics endpoint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.http import FileResponse, Http404, JsonResponse
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.task_sets import selectors as task_set_selectors
+from training_app.models import TrainingRun
+from training_app.runs import services
+from training_app.runs.forms import TrainingRunForm
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def training_run_list(request):
+    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
+    form = TrainingRunForm(task_set_names=names)
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Launching training runs needs the curator role."},
+                          status=403)
+        form = TrainingRunForm(request.POST, task_set_names=names)
+        if form.is_valid():
+            fields = form.launch_values()
+            task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
+            try:
+                run = services.training_run_create(task_set=task_set, user=request.user, **fields)
+                return redirect("training-run-detail", run_id=run.id)
+            except ServiceError as error:
+                form.add_error(error.field if error.field in form.fields else None, str(error))
+        status = 400
+    runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
+    page = paginate(request, runs)
+    return render(request, "training/runs/training_run_list.html", {"runs": page, "page": page, "form": form},
+                  status=status)
+
+
+def _run_or_404(run_id: int) -> TrainingRun:
+    run = TrainingRun.objects.select_related("task_set").filter(id=run_id).first()
+    if run is None:
+        raise Http404(f"no training run {run_id}")
+    return run
+
+
+@role_required(Role.VIEWER)
+def training_run_detail(request, run_id):
+    run = _run_or_404(run_id)
+    if request.method == "POST":
+        if not run.may_be_cancelled_by(request.user):
+            return render(request, "403.html", {"reason": "A run is cancelled by whoever started it, or a reviewer."},
+                          status=403)
+        TrainingRun.request_cancel(run.id, actor=request.user)
+        return redirect("training-run-detail", run_id=run.id)
+    metrics = list(run.metrics.all())
+    return render(request, "training/runs/training_run_detail.html", {
+        "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
+        "config_items": sorted(run.config.items()), "may_cancel": run.may_be_cancelled_by(request.user),
+        "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
+                          metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
+    })
+
+
+def metric_figures(lines: list[dict]) -> dict:
+    """Plotly figures (as JSON dicts) of the curves: reward mean±std, medal/valid rates, loss, step time split."""
+    import plotly.graph_objects as go
+
+    steps = [line["step"] for line in lines]
+
+    def series(key):
+        return [line.get(key) for line in lines]
+
+    def layout(title, y, y_range=None):
+        # Steps are whole numbers: integer ticks, never 1.5.
+        yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
+        return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}, "tickformat": "d", "dtick": 1},
+                "yaxis": yaxis, "height": 300, "margin": {"t": 40, "b": 40, "l": 50, "r": 10}}
+
+    reward = go.Figure([go.Scatter(x=steps, y=series("reward_mean"), mode="lines+markers", name="reward mean",
+                                   error_y={"type": "data", "array": series("reward_std"), "visible": True})],
+                       layout=layout("Reward (mean ± std over episodes)", "reward"))
+    rates = go.Figure([go.Scatter(x=steps, y=series(key), mode="lines+markers", name=key)
+                       for key in ("medal_rate", "valid_rate")], layout=layout("Medal and valid rates", "share", [-0.02, 1.02]))
+    loss = go.Figure([go.Scatter(x=steps, y=series("loss"), mode="lines+markers", name="loss")],
+                     layout=layout("Loss", "loss"))
+    timing = go.Figure([go.Bar(x=steps, y=series(key), name=key.removesuffix("_s"))
+                        for key in ("generation_s", "sandbox_s", "update_s")],
+                       layout=layout("Step time split", "seconds") | {"barmode": "stack"})
+    return {name: figure.to_plotly_json() for name, figure in
+            (("reward", reward), ("rates", rates), ("loss", loss), ("timing", timing))}
+
+
+@role_required(Role.VIEWER)
+def training_run_metrics(request, run_id):
+    """The run's state, metric lines and figures; the run page polls this while the run trains."""
+    run = _run_or_404(run_id)
+    lines = [row.metrics for row in run.metrics.all()]
+    response = JsonResponse({"id": run.id, "state": run.state, "steps": lines, "figures": metric_figures(lines),
+                             "checkpoints": [{"step": c.step, "path": c.path} for c in run.checkpoints.all()]})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@role_required(Role.VIEWER)
+def training_step_trajectories(request, run_id, step):
+    """The JSONL of one step's episodes, as the trainer wrote it; only a file inside the run's output_dir is served."""
+    run = _run_or_404(run_id)
+    row = run.metrics.filter(step=step).first()
+    path = Path((row.metrics.get("trajectories") or "") if row else "")
+    root = Path(run.output_dir).resolve()
+    if not row or not path.name or not path.resolve().is_relative_to(root) or not path.is_file():
+        raise Http404("no trajectories file for this step")
+    return FileResponse(path.open("rb"), content_type="application/x-ndjson", as_attachment=True,
+                        filename=f"run-{run.id}-step-{step}-trajectories.jsonl")

@@ -1,0 +1,49 @@
+"""Turns a stored trajectory record into what the trajectory page shows: highlighted code, the ladder, rewards."""
+
+from __future__ import annotations
+
+from django.utils.safestring import mark_safe
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+MILESTONES = ("median", "bronze", "silver", "gold")
+_FORMATTER = HtmlFormatter(nowrap=False, cssclass="highlight")
+
+
+def highlight_code(code: str):
+    return mark_safe(highlight(code, PythonLexer(), _FORMATTER)) if code else ""
+
+
+def turn_views(record: dict) -> list[dict]:
+    views = []
+    for index, turn in enumerate(record.get("turns", []), start=1):
+        step = turn.get("step") or {}
+        views.append({
+            "index": index,
+            "role": turn.get("role", ""),
+            "kind": turn.get("kind", turn.get("action", "")),
+            "thinking": turn.get("thinking", ""),
+            "text": turn.get("text", turn.get("reply", "")),
+            "code_html": highlight_code(turn.get("code") or ""),
+            "observation": turn.get("observation", ""),
+            "well_formed": turn.get("well_formed", True),
+            "termination": step.get("termination", ""),
+            "seconds": turn.get("wall_s", step.get("wall_s")),
+        })
+    return views
+
+
+def ladder_view(grade: dict) -> list[dict]:
+    """The milestone ladder with where the submission landed."""
+    reached = grade.get("milestone")
+    order = {name: rank for rank, name in enumerate(MILESTONES)}
+    return [
+        {"name": name, "threshold": grade.get(f"{name}_threshold"),
+         "reached": reached is not None and order.get(reached, -1) >= order[name]}
+        for name in MILESTONES
+    ]
+
+
+def pygments_css() -> str:
+    return _FORMATTER.get_style_defs(".highlight")
