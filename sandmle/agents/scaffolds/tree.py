@@ -159,6 +159,7 @@ def ask_plan_and_code(context: EpisodeContext, messages: list[dict], *, reply_fo
         plan, code, _ = extract_plan_and_code(reply.text)
         if code is not None and plan:
             break
+        turn.well_formed = False
     return reply, turn
 
 
