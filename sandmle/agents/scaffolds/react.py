@@ -100,7 +100,8 @@ def run(context: EpisodeContext) -> str:
         else:
             observation = context.check_submission(tool)
             context.tool_note(tool, observation)
-        messages.append({"role": "user", "content": f"<observation>\n{observation}\n</observation>"})
+        left = f"[{context.max_turns - turn_index - 1} turns and {max(context.time_left(), 0):.0f} seconds left]"
+        messages.append({"role": "user", "content": f"<observation>\n{observation}\n</observation>\n{left}"})
         if context.time_left() <= 0:
             return "time_budget"
     return "max_turns"
