@@ -212,7 +212,10 @@ def plain_error(error: BaseException, *, task_dir: Path, workdir: Path) -> str:
 def _fail(trajectory: Trajectory, error: BaseException, context: Any, *, task_dir: Path, workdir: Path) -> None:
     """A failed episode keeps its turns and gets reward 0 under every scheme, so its GRPO group still counts it."""
     trajectory.termination = "error"
+    earlier = trajectory.error  # the scaffold's own error, when grading what it left failed too
     trajectory.error = plain_error(error, task_dir=task_dir, workdir=workdir)
+    if earlier:
+        trajectory.error = f"{earlier}; then grading failed: {trajectory.error}"[:4000]
     logger.warning("episode of %s failed: %s", trajectory.task_id, trajectory.error)
     if context is not None:
         try:
