@@ -99,6 +99,7 @@ def test_aira_upstream_greedy_debug_memory_and_memory_of_every_good_node(tmp_pat
     # The last node is a bug: the best good node's file (0.7) is graded.
     assert "0.7" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
     assert trajectory.extra["submission_choice"]["node"] == 2
+    assert trajectory.grade["valid_submission"] is True and trajectory.grade["score"] == 0.5  # a constant's AUC
 
 
 def test_aira_mcts_episode_backpropagates_visits(tmp_path):
