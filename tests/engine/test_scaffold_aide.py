@@ -141,3 +141,18 @@ def test_plan_and_code_extraction():
     assert extract_plan_and_code("no code at all") == ("no code at all", None, False)
     # Thinking closed without its opening tag (the template put <think> in the prompt) is not read either.
     assert extract_plan_and_code("```python\nx=1\n```</think>Plan.\n```python\ny=2\n```") == ("Plan.", "y=2\n", True)
+
+
+def test_a_policy_error_mid_search_still_grades_the_best_node(tmp_path):
+    task_dir = make_bundle(tmp_path, kind="regression")
+    policy = ScriptedPolicy([
+        reply_with_code("Draft A.", constant_submission_code(1.0)),
+        review_json(is_bug=False, metric=1.0),
+        reply_with_code("Draft B.", constant_submission_code(50.0)),
+    ])  # the review of B finds no reply left: the policy raises
+    config = EpisodeConfig(max_turns=4, scaffold_options={"num_drafts": 2})
+    trajectory = run_episode(task_dir, scaffold="aide", policy=policy, config=config, workdir=tmp_path / "work")
+    assert trajectory.termination == "error" and "no reply left" in trajectory.error
+    assert trajectory.extra["submission_choice"]["node"] == 0
+    assert "1.0" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
+    assert trajectory.grade["valid_submission"] is True and trajectory.rewards["dense"]["components"]["valid"] == 0.2
