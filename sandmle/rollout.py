@@ -37,6 +37,7 @@ class EpisodeConfig:
     context_tokens: int = 32768
     sampling: SamplingParams = field(default_factory=SamplingParams)
     seed: int = 0
+    # The scaffold's options or preset (sandmle.agents.scaffolds.options); budgets they set replace the ones above.
     scaffold_options: dict[str, Any] = field(default_factory=dict)
     # A judge (sandmle.llm.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's rewards.
     rubric_judge: Any = None

@@ -50,6 +50,8 @@ def test_mle_agent_repairs_feedback_and_best_test_scored_submission(tmp_path):
     assert len(repair) == 1 and "### Response Start ###" in repair[0]["content"]
     kinds = [t["kind"] for t in trajectory.turns if t["role"] == "assistant"]
     assert kinds.count("repair") == 2 and len(kinds) == 10
+    # The truncated reply and the first repair are malformed turns; the working repair is not.
+    assert [t["well_formed"] for t in trajectory.turns if t["role"] == "assistant"][2:5] == [False, False, True]
     assert "train.csv" in policy.calls[5][0][-1]["content"]
     assert "the column is not there" in policy.calls[6][0][-1]["content"]
     assert "Execution failed" in policy.calls[6][0][-1]["content"]

@@ -159,6 +159,7 @@ def run(context: EpisodeContext) -> str:
                 reply, turn = context.ask(shown, reply_format="mle_agent")
                 messages.append({"role": "assistant", "content": reply.text})
                 action, problem = parse_action(reply.text)
+                turn.well_formed = action is not None  # a repaired reply still counts as a malformed turn
                 attempt = 0
                 while action is None and attempt < repairs:
                     # A repair call sees only the broken reply and the error; it is not a step.
@@ -170,7 +171,6 @@ def run(context: EpisodeContext) -> str:
             except EpisodeBudgetExceeded:
                 return "time_budget"
             if action is None:
-                turn.well_formed = False
                 context.tool_note("format_error", f"Unparsable action after {repairs} repairs: {problem}.",
                                   well_formed=False)
                 return "parse_error"  # MLE-Dojo's agent returns "Error" and the run stops
