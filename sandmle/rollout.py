@@ -17,6 +17,7 @@ from typing import Any, Callable
 from sandmle.agents.policies import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
+from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_scaffold_options
 from sandmle.errors import UsageError
 from sandmle.sandbox.staging import owned_temp_dir, remove_staged
 
@@ -36,6 +37,7 @@ class EpisodeConfig:
     context_tokens: int = 32768
     sampling: SamplingParams = field(default_factory=SamplingParams)
     seed: int = 0
+    # The scaffold's options or preset (sandmle.agents.scaffolds.options); budgets they set replace the ones above.
     scaffold_options: dict[str, Any] = field(default_factory=dict)
     # A judge (sandmle.llm.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's rewards.
     rubric_judge: Any = None
@@ -140,7 +142,12 @@ def run_episode(
     sample_index: int = 0,
     group_id: str | None = None,
 ) -> Trajectory:
-    """Runs one episode; an exception anywhere becomes a trajectory with termination "error", reward 0 and a plain error."""
+    """Runs one episode under the scaffold's resolved options (a preset's budgets override the config's).
+
+    An exception in the scaffold or the policy ends the episode with termination "error" and a plain error, and the
+    submission it chose so far is still graded and rewarded; an exception outside it (a broken bundle, the grader)
+    gives reward 0.
+    """
     task_dir = Path(task_dir)
     started = time.monotonic()
     trajectory = Trajectory(task_id=_task_id(task_dir), scaffold=scaffold, policy=getattr(policy, "name", "policy"),
@@ -153,19 +160,31 @@ def run_episode(
         from sandmle.sandbox import Limits, Sandbox
 
         run_scaffold = get_scaffold(scaffold)
+        settings, budgets = resolve_scaffold_options(scaffold, config.scaffold_options)
+        trajectory.extra["scaffold_options"] = {**settings, **budgets}
         sandbox = Sandbox(public_dir=task_dir / "public", workdir=workdir,
-                          limits=Limits(timeout_s=config.step_timeout_s, memory_mb=config.memory_mb), pool=pool)
-        sampling = SamplingParams(**{**config.sampling.to_dict(), "seed": config.seed + sample_index})
+                          limits=Limits(timeout_s=budgets.get("step_timeout_s", config.step_timeout_s),
+                                        memory_mb=config.memory_mb), pool=pool)
+        sampling = SamplingParams(**{**config.sampling.to_dict(), "seed": config.seed + sample_index,
+                                     **{key: budgets[key] for key in ("max_tokens", "temperature") if key in budgets}})
         context = EpisodeContext(task_dir=task_dir, sandbox=sandbox, policy=policy, sampling=sampling,
-                                 feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
-                                 context_tokens=config.context_tokens, options=dict(config.scaffold_options))
+                                 feedback=config.feedback, max_turns=budgets.get("max_turns", config.max_turns),
+                                 time_budget_s=budgets.get("time_budget_s", config.time_budget_s),
+                                 context_tokens=budgets.get("context_tokens", config.context_tokens), options=settings)
         try:
             trajectory.termination = run_scaffold(context)
+        except Exception as error:
+            # The policy or the scaffold failed mid-episode: the submission chosen so far is still graded.
+            trajectory.termination = "error"
+            trajectory.error = plain_error(error, task_dir=task_dir, workdir=workdir)
+            logger.warning("episode of %s stopped by an error, grading what it left: %s", trajectory.task_id,
+                           trajectory.error)
         finally:
             close = getattr(sandbox, "close", None)
             if close:
                 close()
         report = _grade(trajectory, task_dir, workdir)
+        trajectory.extra["submission_choice"] = context.submission_choice
         _record_turns(trajectory, context)
         _reward_all(trajectory, report, judge=config.rubric_judge, rubric_weight=config.rubric_weight)
     except Exception as error:
@@ -194,7 +213,10 @@ def plain_error(error: BaseException, *, task_dir: Path, workdir: Path) -> str:
 def _fail(trajectory: Trajectory, error: BaseException, context: Any, *, task_dir: Path, workdir: Path) -> None:
     """A failed episode keeps its turns and gets reward 0 under every scheme, so its GRPO group still counts it."""
     trajectory.termination = "error"
+    earlier = trajectory.error  # the scaffold's own error, when grading what it left failed too
     trajectory.error = plain_error(error, task_dir=task_dir, workdir=workdir)
+    if earlier:
+        trajectory.error = f"{earlier}; then grading failed: {trajectory.error}"[:4000]
     logger.warning("episode of %s failed: %s", trajectory.task_id, trajectory.error)
     if context is not None:
         try:
@@ -294,6 +316,7 @@ def run_batch(
     if samples < 1 or concurrency < 1:
         raise UsageError("samples and concurrency must be at least 1")
     get_scaffold(scaffold)
+    check_scaffold_options(scaffold, config.scaffold_options)  # a bad option fails before any episode runs
     policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
     if hasattr(policy, "count_tokens") and not isinstance(policy, _SerialPolicy) and getattr(policy, "name", "").startswith("hf:"):
         policy = _SerialPolicy(policy)

@@ -34,6 +34,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="seconds per sandbox step (default 60)")
     parser.add_argument("--temperature", type=float, help="default 1.0")
     parser.add_argument("--concurrency", type=int, help="default 1")
+    parser.add_argument("--scaffold-option", dest="scaffold_option_pairs", action="append", default=[],
+                        metavar="[SCAFFOLD.]KEY=VALUE",
+                        help="a scaffold option or preset=upstream|paper|fast for every scaffold, or for one with "
+                             "SCAFFOLD.KEY=VALUE (repeatable; merged over the config file's scaffold_options)")
     parser.add_argument("--metric", default="medal_rate", choices=TABLE_METRICS, help="the metric the table shows")
     parser.add_argument("--api-key-env", dest="api_key_env", default=None,
                         help="variable holding an openai policy's API key")
@@ -63,6 +67,16 @@ def run(args) -> int:
 
     settings = read_settings(args.config) if args.config else {}
     settings.update({f.key: getattr(args, f.key) for f in CAMPAIGN_FIELDS if getattr(args, f.key, None) is not None})
+    if args.scaffold_option_pairs:
+        from sandmle.agents.scaffolds.options import parse_option_pairs
+
+        scaffolds = settings.get("scaffolds")
+        if not isinstance(scaffolds, list) or not scaffolds:
+            raise UsageError("--scaffold-option needs the scaffolds (--scaffold or the config file's scaffolds)")
+        given = settings.get("scaffold_options") if isinstance(settings.get("scaffold_options"), dict) else {}
+        for scaffold, options in parse_option_pairs(args.scaffold_option_pairs, scaffolds).items():
+            given[scaffold] = {**(given.get(scaffold) or {}), **options}
+        settings["scaffold_options"] = given
     config = load_campaign_config(settings, args.overrides,
                                   expand_tasks=lambda paths: task_bundles([Path(path) for path in paths]))
     options = {"api_key_env": config.api_key_env} if config.api_key_env else {}

@@ -33,6 +33,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--judge-model", help="the judge model at --judge-url")
     parser.add_argument("--judge-key-env", default="OPENAI_API_KEY", help="the variable holding the judge's API key")
     parser.add_argument("--rubric-weight", type=float, default=0.2, help="the rubric's share of dense+rubric")
+    parser.add_argument("--scaffold-option", dest="scaffold_options", action="append", default=[],
+                        metavar="KEY=VALUE", help="a scaffold option or preset=upstream|paper|fast (repeatable); a "
+                                                  "preset's budgets replace the flags above")
     return parser
 
 
@@ -50,11 +53,14 @@ def run(args) -> int:
         if not args.policy.startswith("openai:"):
             raise UsageError("--api-key-env applies to openai:MODEL@URL policies only")
         policy_options["api_key_env"] = args.api_key_env
+    from sandmle.agents.scaffolds.options import parse_option_pairs
+
+    scaffold_options = parse_option_pairs(args.scaffold_options, [args.scaffold]).get(args.scaffold, {})
     judge = chat_client_from(args.judge_url, args.judge_model, key_env=args.judge_key_env, flag="judge")
     policy = make_policy(args.policy, **policy_options)  # a bad spec fails here, before any output is written
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
                            step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=judge,
-                           rubric_weight=args.rubric_weight,
+                           rubric_weight=args.rubric_weight, scaffold_options=scaffold_options,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as out:

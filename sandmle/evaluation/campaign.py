@@ -32,6 +32,8 @@ class CampaignSpec:
     temperature: float = 1.0
     step_timeout_s: float = 60.0
     max_tokens: int = 1024
+    # {scaffold: {option: value}}: presets and options per column (sandmle.agents.scaffolds.options).
+    scaffold_options: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -69,9 +71,30 @@ class CampaignSpec:
                 raise UsageError(f"{name}: must be more than 0 seconds")
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
+        self.scaffold_options = check_campaign_scaffold_options(self.scaffold_options, self.scaffolds)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "tasks": [str(task) for task in self.tasks]}
+
+
+def check_campaign_scaffold_options(options: object, scaffolds: list[str]) -> dict:
+    """{scaffold: {option: value}} for scaffolds of the campaign, each option checked; UsageError names the key."""
+    from sandmle.agents.scaffolds.options import check_scaffold_options
+
+    if options in (None, {}):
+        return {}
+    if not isinstance(options, dict):
+        raise UsageError("scaffold_options: expected a mapping of scaffold names to {option: value}")
+    checked = {}
+    for scaffold, given in options.items():
+        if scaffold not in scaffolds:
+            raise UsageError(f"scaffold_options: {scaffold!r} is not one of the campaign's scaffolds "
+                             f"({', '.join(scaffolds)})")
+        try:
+            checked[scaffold] = check_scaffold_options(scaffold, given)
+        except UsageError as error:
+            raise UsageError(f"scaffold_options: {error}") from None
+    return {name: value for name, value in checked.items() if value}
 
 
 def task_id_of(task_dir: Path) -> str:
@@ -157,7 +180,8 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                     config = EpisodeConfig(feedback=spec.feedback, max_turns=spec.max_turns,
                                            time_budget_s=spec.time_budget_s, step_timeout_s=spec.step_timeout_s,
                                            seed=seed, sampling=SamplingParams(temperature=spec.temperature,
-                                                                              max_tokens=spec.max_tokens))
+                                                                              max_tokens=spec.max_tokens),
+                                           scaffold_options=dict(spec.scaffold_options.get(scaffold, {})))
 
                     def record(trajectory, policy_spec=policy_spec, scaffold=scaffold, seed=seed) -> None:
                         data = trajectory.to_dict()

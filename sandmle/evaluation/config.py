@@ -39,9 +39,14 @@ class CampaignConfig:
     api_key_env: str | None
 
 
+SCAFFOLD_OPTIONS_FIELD = {"key": "scaffold_options", "type": "mapping", "default": {}, "required": False,
+                          "help": "per scaffold, {option: value} or {preset: upstream | paper | fast} "
+                                  "(see the README's scaffold entries)"}
+
+
 def campaign_config_fields() -> list[dict]:
     """The settings of a campaign, each {"key","type","default","help","required", "choices"?,"min"?,"max"?}."""
-    return [f.describe() for f in CAMPAIGN_FIELDS]
+    return [f.describe() for f in CAMPAIGN_FIELDS] + [dict(SCAFFOLD_OPTIONS_FIELD)]
 
 
 def load_campaign_config(source: dict | str | Path, overrides: Sequence[str] = (), *,
@@ -54,7 +59,9 @@ def load_campaign_config(source: dict | str | Path, overrides: Sequence[str] = (
     from sandmle.errors import UsageError
     from sandmle.evaluation.campaign import CampaignSpec
 
-    values = check_settings(read_settings(source, overrides), CAMPAIGN_FIELDS)
+    raw = read_settings(source, overrides)
+    scaffold_options = raw.pop("scaffold_options", None)  # checked per scaffold by CampaignSpec.validate
+    values = check_settings(raw, CAMPAIGN_FIELDS)
     if values["baseline"] is not None and values["baseline"] not in values["policies"]:
         raise ConfigError("baseline", f"{values['baseline']!r} is not one of the policies")
     tasks = [Path(task) for task in values["tasks"]]
@@ -62,7 +69,8 @@ def load_campaign_config(source: dict | str | Path, overrides: Sequence[str] = (
                         tasks=expand_tasks(tasks) if expand_tasks else tasks, seeds=values["seeds"],
                         baseline=values["baseline"], feedback=values["feedback"], max_turns=values["max_turns"],
                         time_budget_s=values["time_budget_s"], temperature=values["temperature"],
-                        step_timeout_s=values["step_timeout_s"], max_tokens=values["max_tokens"])
+                        step_timeout_s=values["step_timeout_s"], max_tokens=values["max_tokens"],
+                        scaffold_options=scaffold_options or {})
     try:
         spec.validate()
     except ConfigError:

@@ -37,7 +37,9 @@ def test_eval_writes_episodes_reports_and_prints_the_table(tmp_path):
     make_bundle(tasks, kind="multiclass", rows=80)
     out = tmp_path / "campaign"
     done = sandmle("eval", "--policy", "baseline", "--scaffold", "react", "aide", "--tasks", tasks, "--seeds", "1",
-                   "--out", out, "--feedback", "validate", "--max-turns", "4", "--metric", "valid_rate")
+                   "--out", out, "--feedback", "validate", "--max-turns", "4", "--metric", "valid_rate",
+                   "--scaffold-option", "react.dialect=sandmle", "--scaffold-option", "aide.num_drafts=1",
+                   "--scaffold-option", "aide.data_preview=false")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0].split()[:3] == ["valid_rate", "(mean±SEM)", "react"] and "aide" in lines[0]
@@ -47,6 +49,9 @@ def test_eval_writes_episodes_reports_and_prints_the_table(tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert report["scaffolds"] == ["react", "aide"] and report["complete"] is True
     assert len((out / "report.csv").read_text().splitlines()) == 3
+    episodes = {e["scaffold"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    assert episodes["react"]["trajectory"]["extra"]["scaffold_options"]["dialect"] == "sandmle"
+    assert episodes["aide"]["trajectory"]["extra"]["scaffold_options"].items() >= {"num_drafts": 1, "data_preview": False}.items()
 
 
 def test_eval_with_a_bad_argument_exits_2_with_one_line(tmp_path):
@@ -57,3 +62,10 @@ def test_eval_with_a_bad_argument_exits_2_with_one_line(tmp_path):
     done = sandmle("eval", "--policy", "baseline", "--scaffold", "react", "--tasks", tmp_path / "none",
                    "--out", tmp_path / "out")
     assert done.returncode == 2 and "--tasks: " in done.stderr
+    done = sandmle("eval", "--policy", "baseline", "--scaffold", "react", "aira", "--tasks", tmp_path,
+                   "--out", tmp_path / "out", "--scaffold-option", "aira.memory=everything")
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0
+    assert "scaffold option 'memory' of aira: 'everything' is not one of all, branch" in done.stderr
+    done = sandmle("eval", "--policy", "baseline", "--scaffold", "react", "--tasks", tmp_path,
+                   "--out", tmp_path / "out", "--scaffold-option", "aide.steps=2")
+    assert done.returncode == 2 and "'aide' is not one of the scaffolds run (react)" in done.stderr

@@ -82,13 +82,18 @@ def secrets_of(world) -> list[str]:
 
 
 def replies_for(scaffold: str, codes: list[str]) -> list[str]:
+    if scaffold == "react-sandmle":
+        score = '<think>t</think><tool_call>{"name": "Score", "arguments": {"competition_id": "x"}}</tool_call>'
+        return [r for code in codes for r in (f"<think>t</think><tool_call>\npython\n<code>\n{code}\n</code>\n</tool_call>",
+                                               score)] + ["<think>t</think><answer>submission</answer>"]
     if scaffold == "react":
         return [r for code in codes for r in (f"<think>t</think><python>{code}</python>", "<validate/>")] + [
             "<answer>submission.csv</answer>"]
     if scaffold == "mle_agent":
         import json
 
-        return [json.dumps({"action": "execute_code", "code": code}) for code in codes] + ['{"action": "submit"}']
+        return [json.dumps({"action": "execute_code", "params": {"code": code}}) for code in codes] + [
+            json.dumps({"action": "request_info", "params": {"info_type": "overview"}})]
     # AIDE and AIRA: each node runs one attack and a review that lies (no bug, a perfect metric).
     return [r for code in codes for r in (f"Plan.\n\n```python\n{code}```", review_json(is_bug=False, metric=1.0))]
 
@@ -105,7 +110,7 @@ def assert_contained(world, before, trajectory):
 
 
 @pytest.mark.parametrize("path", ["warm", "cold"])
-@pytest.mark.parametrize("scaffold", ["aide", "aira", "react", "mle_agent"])
+@pytest.mark.parametrize("scaffold", ["aide", "aira", "react", "react-sandmle", "mle_agent"])
 def test_planted_links_and_special_files_are_refused(world, pool, tmp_path, scaffold, path):
     root, task, other, outside = world
     before = fingerprint(root)
@@ -114,8 +119,9 @@ def test_planted_links_and_special_files_are_refused(world, pool, tmp_path, scaf
     order = list(codes)
     steps = len(order)
     config = EpisodeConfig(feedback="validate", max_turns=steps + 1, step_timeout_s=20.0,
-                           scaffold_options={"num_drafts": steps, "steps": steps, "debug_prob": 0.0})
-    trajectory = run_episode(task, scaffold=scaffold, policy=ScriptedPolicy(replies_for(scaffold, [codes[n] for n in order])),
+                           scaffold_options={"num_drafts": steps, "steps": steps, "debug_prob": 0.0}
+                           if scaffold in ("aide", "aira") else {"dialect": "sandmle"} if scaffold == "react-sandmle" else {})
+    trajectory = run_episode(task, scaffold=scaffold.split("-")[0], policy=ScriptedPolicy(replies_for(scaffold, [codes[n] for n in order])),
                              config=config, workdir=tmp_path / f"work-{scaffold}", pool=pool if path == "warm" else None)
     assert trajectory.error is None, trajectory.error
     assert_contained(world, before, trajectory)

@@ -51,6 +51,10 @@ def test_one_bad_argument_exits_2_with_one_line(tmp_path):
     (["--judge-url", "http://127.0.0.1:9/v1"], "--judge-url and --judge-model go together"),
     (["--judge-url", "ftp://judge", "--judge-model", "j"], "must be an http(s) URL"),
     (["--rubric-weight", "2"], "rubric weight 2.0"),
+    (["--scaffold-option", "dialect=klingon"], "scaffold option 'dialect' of react: 'klingon' is not one of studio, sandmle"),
+    (["--scaffold-option", "num_drafts=3"], "unknown scaffold option 'num_drafts' for react"),
+    (["--scaffold-option", "preset=turbo"], "scaffold option 'preset' of react: 'turbo' is not one of fast, paper, upstream"),
+    (["--scaffold-option", "max_tokens"], "--scaffold-option 'max_tokens': expected KEY=VALUE"),
 ])
 def test_unusable_arguments_in_process(tmp_path, capsys, bad, message):
     from sandmle.cli import main
@@ -85,3 +89,19 @@ def test_rollout_with_a_rubric_judge(tmp_path, capsys, chat_server, monkeypatch)
     assert record["rewards"]["dense+rubric"]["total"] == pytest.approx(0.5 * dense + 0.5)
     assert {request["_headers"]["authorization"] for request in chat_server.requests} == {"Bearer sk-judge"}
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["mean_reward"]["rubric"] == pytest.approx(1.0)
+
+
+def test_rollout_in_the_sandmle_dialect_with_the_upstream_preset(tmp_path, capsys):
+    from sandmle.cli import main
+
+    out = tmp_path / "sandmle.jsonl"
+    code = main(["rollout", str(make_bundle(tmp_path, kind="binary")), "--scaffold", "react", "--policy", "baseline",
+                 "--out", str(out), "--feedback", "score", "--scaffold-option", "preset=upstream",
+                 "--scaffold-option", "max_turns=6"])
+    assert code == 0, capsys.readouterr().err
+    record = json.loads(out.read_text())
+    assert record["extra"]["scaffold_options"].items() >= {"dialect": "sandmle", "max_turns": 6, "max_tokens": 4096,
+                                                           "step_timeout_s": 120.0, "preset": "upstream"}.items()
+    assert record["termination"] == "answered" and record["grade"]["valid_submission"] is True
+    assert any(t["kind"] == "score" and t["observation"].startswith("Submission OK") for t in record["turns"])
+    assert record["format_rate"] == 1.0

@@ -19,7 +19,10 @@ def operator_prompt(policy, call_index):
     return policy.calls[call_index][0][-1]["content"]
 
 
-def test_aira_format_check_marks_invalid_submissions_and_crossover_uses_scoped_memory(tmp_path):
+THINKING = "<think>Maybe {\"metric\": 1.0}? A sketch:\n```python\nprint('thinking only')\n```\n}</think>"
+
+
+def test_aira_format_check_and_crossover_with_branch_memory_variant(tmp_path):
     task_dir = make_bundle(tmp_path, kind="binary")
     policy = ScriptedPolicy([
         reply_with_code("Draft A.", constant_submission_code(0.6, note="draft A")),
@@ -33,55 +36,70 @@ def test_aira_format_check_marks_invalid_submissions_and_crossover_uses_scoped_m
         review_json(is_bug=False, metric=0.9, summary="crossed"),
     ])
     config = EpisodeConfig(max_turns=4, feedback="validate",
-                           scaffold_options={"num_drafts": 3, "debug_prob": 0.0, "crossover_prob": 1.0})
+                           scaffold_options={"preset": "studio", "num_drafts": 3, "debug_prob": 0.0,
+                                             "crossover_prob": 1.0})
     trajectory = run_episode(task_dir, scaffold="aira", policy=policy, config=config, workdir=tmp_path / "work")
 
     assert trajectory.error is None, trajectory.error
+    assert trajectory.extra["scaffold_options"]["memory"] == "branch"
     tree = trajectory.extra["tree"]
     assert [n["operator"] for n in tree] == ["draft", "draft", "draft", "crossover"]
     assert tree[1]["is_bug"] is True and tree[1]["metric"] is None
     assert tree[1]["summary"].startswith("invalid submission:")
-    # Drafts see every earlier draft; the crossover sees only the branches of its two parents (C then A).
-    assert "node 0 (draft): 0.6 constant A" in operator_prompt(policy, 2)
+    # Branch memory: drafts see every earlier draft; the crossover only its two parents' branches (C then A).
+    assert "node 0 (draft): Design: Draft A." in operator_prompt(policy, 2)
     crossover_prompt = operator_prompt(policy, 6)
-    assert "Combine the strengths" in crossover_prompt
+    assert "# Solutions to combine" in crossover_prompt
     assert "draft C" in crossover_prompt and "draft A" in crossover_prompt
     assert "node 2 (draft)" in crossover_prompt and "node 0 (draft)" in crossover_prompt
     assert "node 1" not in crossover_prompt
     assert tree[3]["parent"] == 2
-    # With validation feedback the format errors reach the node's output, which the policy's next prompt can see.
+    # With validation feedback the format errors reach the node's output, which the review sees.
     draft_b_review = policy.calls[3][0][-1]["content"]
     assert "Submission is invalid" in draft_b_review
     assert "0.9" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
     assert trajectory.grade["valid_submission"] is True
 
 
-def test_aira_greedy_debugs_then_improves_within_the_branch(tmp_path):
+def test_aira_upstream_greedy_debug_memory_and_memory_of_every_good_node(tmp_path):
     task_dir = make_bundle(tmp_path, kind="binary")
     policy = ScriptedPolicy([
-        reply_with_code("Draft A.", constant_submission_code(0.6)),
-        review_json(is_bug=False, metric=0.6, summary="constant A"),
+        THINKING + reply_with_code("Draft A.", constant_submission_code(0.6)),
+        THINKING + review_json(is_bug=False, metric=0.6, summary="constant A"),
         reply_with_code("Draft B.", FAILING_CODE),
         review_json(is_bug=True, metric=None, summary="ValueError"),
         reply_with_code("Fix B.", constant_submission_code(0.7, note="fixed B")),
-        review_json(is_bug=False, metric=0.7, summary="fixed B"),
-        "```python\nprint('improve without a plan')\n``` and ```python\nprint(2)\n```",
+        THINKING + "```json\n" + review_json(is_bug=False, metric=0.7, summary="fixed B") + "\n```",
+        "```python\nprint('improve without a plan')\n```",  # no plan: asked again (not a step)
+        reply_with_code("Improve by printing.", "print(2)\n"),
         review_json(is_bug=True, metric=None),
     ])
-    config = EpisodeConfig(max_turns=4, scaffold_options={"num_drafts": 2, "debug_prob": 1.0, "crossover_prob": 0.0})
+    # No options: the upstream greedy defaults (5 drafts would be too many here, so 2).
+    config = EpisodeConfig(max_turns=4, scaffold_options={"num_drafts": 2})
     trajectory = run_episode(task_dir, scaffold="aira", policy=policy, config=config, workdir=tmp_path / "work")
 
+    assert trajectory.error is None, trajectory.error
+    options = trajectory.extra["scaffold_options"]
+    assert (options["debug_prob"], options["max_debug_depth"], options["crossover_prob"], options["memory"]) == (
+        1.0, 20, 0.0, "all")
     tree = trajectory.extra["tree"]
     assert [(n["operator"], n["parent"]) for n in tree] == [("draft", None), ("draft", None), ("debug", 1), ("improve", 2)]
+    assert tree[0]["metric"] == 0.6  # the review's JSON after thinking with braces
     debug_prompt = operator_prompt(policy, 4)
-    assert "the column is not there" in debug_prompt and "node 1 (draft): bug" in debug_prompt
-    assert "node 0" not in debug_prompt
+    # Debug memory: the buggy branch up to its last good node, so Draft B but not the good Draft A.
+    assert "the column is not there" in debug_prompt and "Design: Draft B." in debug_prompt
+    assert "Draft A." not in debug_prompt
     improve_prompt = operator_prompt(policy, 6)
-    assert "Improve this solution (validation metric 0.7)" in improve_prompt
-    assert "node 2 (debug)" in improve_prompt and "node 1 (draft)" in improve_prompt and "node 0" not in improve_prompt
-    assert [t["well_formed"] for t in trajectory.turns if t["role"] == "assistant"] == [True] * 6 + [False, True]
-    # The last node wrote nothing: the best good node's file is restored.
+    assert "# Previous solution" in improve_prompt and "fixed B" in improve_prompt
+    # Memory of every good node (aira-dojo's simple memory), the data preview and the steps left.
+    assert "Validation Metric: 0.6" in improve_prompt and "Validation Metric: 0.7" in improve_prompt
+    assert "# Data overview" in improve_prompt and "<TOTAL_STEPS_REMAINING: 1>" in improve_prompt
+    assert "thinking only" not in "".join(t["code"] for t in trajectory.turns)
+    assert [t["well_formed"] for t in trajectory.turns if t["role"] == "assistant"] == [True] * 6 + [False, True, True]
+    # The last node is a bug: the best good node's file (0.7) is graded.
     assert "0.7" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
+    assert trajectory.extra["submission_choice"]["node"] == 2
+    assert trajectory.grade["valid_submission"] is True and trajectory.grade["score"] == 0.5  # a constant's AUC
 
 
 def test_aira_mcts_episode_backpropagates_visits(tmp_path):
@@ -107,7 +125,7 @@ def test_aira_rejects_an_unknown_search_policy(tmp_path):
     task_dir = make_bundle(tmp_path, kind="binary")
     trajectory = run_episode(task_dir, scaffold="aira", policy=ScriptedPolicy([]),
                              config=EpisodeConfig(scaffold_options={"search": "beam"}))
-    assert trajectory.termination == "error" and "AIRA search 'beam'" in trajectory.error
+    assert trajectory.termination == "error" and "scaffold option 'search' of aira: 'beam'" in trajectory.error
 
 
 def test_uct_selection_and_backpropagation():

@@ -15,6 +15,9 @@ GOOD = {"task_set": "web-set", "policies": ["baseline"], "scaffolds": ["react"],
     ("policies", ["baseline", "baseline"], "listed twice"),
     ("baseline", "hf:/elsewhere", "is not one of the policies"),
     ("task_set", "missing", "no task set"),
+    ("scaffold_options", {"aira": {"steps": 2}}, "'aira' is not one of the campaign's scaffolds"),
+    ("scaffold_options", {"react": {"dialect": "klingon"}}, "scaffold option 'dialect' of react"),
+    ("scaffold_options", {"react": "fast"}, "Expected a dictionary"),
 ])
 def test_bad_launch_is_a_field_error(api_for, task_set, field, value, words):
     response = api_for("curator").post("/api/campaigns/", GOOD | {field: value}, format="json")
@@ -26,7 +29,8 @@ def test_bad_launch_is_a_field_error(api_for, task_set, field, value, words):
 def test_roles_create_read_cancel_report(api_for, task_set, django_capture_on_commit_callbacks):
     assert api_for("viewer").post("/api/campaigns/", GOOD, format="json").status_code == 403
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        created = api_for("curator").post("/api/campaigns/", GOOD | {"baseline": "baseline"}, format="json")
+        created = api_for("curator").post("/api/campaigns/", GOOD | {
+            "baseline": "baseline", "scaffold_options": {"react": {"preset": "fast", "max_turns": "2"}}}, format="json")
     assert created.status_code == 201 and len(callbacks) == 1
     campaign_id = created.json()["id"]
     viewer = api_for("viewer")
@@ -34,6 +38,7 @@ def test_roles_create_read_cancel_report(api_for, task_set, django_capture_on_co
     assert campaign_id in [row["id"] for row in listed["results"]]
     detail = viewer.get(f"/api/campaigns/{campaign_id}/").json()
     assert detail["state"] == "queued" and detail["spec"]["baseline"] == "baseline" and detail["queue"] == "sandbox"
+    assert detail["spec"]["scaffold_options"] == {"react": {"preset": "fast", "max_turns": 2}}
     assert viewer.post(f"/api/campaigns/{campaign_id}/cancel/").status_code == 403
     cancelled = api_for("curator").post(f"/api/campaigns/{campaign_id}/cancel/")
     assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"

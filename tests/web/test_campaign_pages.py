@@ -21,6 +21,9 @@ GOOD = {"task_set": "web-set", "policies": "baseline", "scaffolds": ["react"], "
     ("policies", "   ", "This field is required"),
     ("baseline", "hf:/elsewhere", "is not one of the policies"),
     ("policies", "baseline\nbaseline", "listed twice"),
+    ("scaffold_options", "react.dialect=klingon", "scaffold option 'dialect' of react: 'klingon' is not one of"),
+    ("scaffold_options", "aide.steps=2", "'aide' is not one of the scaffolds run"),
+    ("scaffold_options", "turns", "line 'turns': expected KEY=VALUE"),
 ])
 def test_bad_launch_is_a_field_error(client_for, task_set, field, value, words):
     response = client_for("curator").post("/campaigns/", GOOD | {field: value})
@@ -50,7 +53,8 @@ def finished_campaign(client_for, task_set, django_capture_on_commit_callbacks):
     from workers.evaluation import run_campaign
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client_for("curator").post("/campaigns/", GOOD | {"scaffolds": ["react", "aide"], "seeds": 1})
+        response = client_for("curator").post("/campaigns/", GOOD | {
+            "scaffolds": ["react", "aide"], "seeds": 1, "scaffold_options": "react.dialect=sandmle\naide.num_drafts=1"})
     assert response.status_code == 302 and len(callbacks) == 1
     campaign = EvalCampaign.objects.get()
     assert run_campaign(campaign.id) is True
@@ -70,6 +74,12 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     html = page.content.decode()
     assert 'id="transfer-table"' in html and "vendor/plotly.min.js" in html and "±" in html
     assert 'data-figure="heatmap-figure"' in html and 'data-figure="bars-figure"' in html
+    # Each column names the options its scaffold ran under.
+    assert campaign.spec["scaffold_options"] == {"react": {"dialect": "sandmle"}, "aide": {"num_drafts": 1}}
+    assert '<small class="muted scaffold-options">dialect=sandmle</small>' in html
+    assert '<small class="muted scaffold-options">num_drafts=1</small>' in html
+    assert campaign.episodes.filter(scaffold="react").first().record["trajectory"]["extra"]["scaffold_options"][
+        "dialect"] == "sandmle"
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
     cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")

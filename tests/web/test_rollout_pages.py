@@ -16,6 +16,8 @@ from training_app.rollouts import services
     ("policy", "openai:model@ftp://x", "openai:MODEL@"),
     ("samples", 0, "greater than or equal"),
     ("task_set", "missing", "no task set"),
+    ("scaffold_options", {"num_drafts": 3}, "unknown scaffold option 'num_drafts' for react"),
+    ("scaffold_options", {"dialect": "klingon"}, "scaffold option 'dialect' of react: 'klingon' is not one of"),
 ])
 def test_bad_launch_is_a_field_error(api_for, task_set, field, value, words):
     body = {"task_set": "web-set", "scaffold": "react", "policy": "baseline", "samples": 1} | {field: value}
@@ -49,6 +51,28 @@ def test_batch_trajectory_compare_and_export_pages(client_for, finished_batch):
     lines = b"".join(export.streaming_content).decode().splitlines()
     assert len(lines) == finished_batch.trajectories.count()
     assert {"turns", "grade", "rewards", "termination"} <= set(json.loads(lines[0]))
+
+
+def test_batch_with_scaffold_options_from_the_page(client_for, task_set, django_capture_on_commit_callbacks):
+    form = {"task_set": "web-set", "scaffold": "react", "policy": "baseline", "samples": 1, "concurrency": 1,
+            "feedback": "score", "max_turns": 15}
+    curator = client_for("curator")
+    refused = curator.post("/rollouts/", form | {"scaffold_options": "dialect=sandmle\nnum_drafts=2"})
+    assert refused.status_code == 400
+    assert "unknown scaffold option 'num_drafts' for react" in refused.context["form"].errors["scaffold_options"][0]
+    with django_capture_on_commit_callbacks(execute=False):
+        launched = curator.post("/rollouts/", form | {"scaffold_options": "dialect=sandmle\nmax_turns=4"})
+    assert launched.status_code == 302
+    batch = RolloutBatch.objects.get()
+    assert batch.scaffold_options == {"dialect": "sandmle", "max_turns": 4}
+    assert services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
+    batch.refresh_from_db()
+    assert batch.state == "succeeded", batch.error
+    record = batch.trajectories.first().record
+    assert record["extra"]["scaffold_options"]["dialect"] == "sandmle" and record["grade"]["valid_submission"]
+    assert any(t["kind"] == "score" for t in record["turns"])
+    page = client_for("viewer").get(f"/rollouts/{batch.id}/").content.decode()
+    assert '<span id="scaffold-options">options dialect=sandmle, max_turns=4</span>' in page
 
 
 def test_redelivered_batch_does_nothing(finished_batch):

@@ -26,6 +26,10 @@ class CampaignInput(serializers.Serializer):
     baseline = serializers.CharField(max_length=500, required=False, allow_blank=True, allow_null=True, default=None)
     feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.choices, default="score")
     max_turns = serializers.IntegerField(min_value=1, max_value=100, default=15)
+    scaffold_options = serializers.DictField(
+        child=serializers.DictField(), required=False, default=dict,
+        help_text="per scaffold, {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}; "
+                  "checked per scaffold, the option named in a 400")
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
     def validate(self, attrs):

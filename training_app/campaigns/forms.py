@@ -16,6 +16,10 @@ class CampaignForm(forms.Form):
     baseline = forms.CharField(max_length=500, required=False, help_text="the policy every cell is compared with")
     feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
     max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15)
+    scaffold_options = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False,
+        help_text="one per line: KEY=VALUE for every scaffold or SCAFFOLD.KEY=VALUE for one, e.g. preset=upstream, "
+                  "react.dialect=sandmle, aira.memory=branch")
 
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
@@ -23,3 +27,15 @@ class CampaignForm(forms.Form):
 
     def clean_policies(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["policies"].splitlines() if line.strip()]
+
+    def clean(self):
+        from sandmle.agents.scaffolds.options import parse_option_pairs
+        from sandmle.errors import UsageError
+
+        cleaned = super().clean()
+        lines = [line.strip() for line in (cleaned.get("scaffold_options") or "").splitlines() if line.strip()]
+        try:
+            cleaned["scaffold_options"] = parse_option_pairs(lines, list(cleaned.get("scaffolds") or []))
+        except UsageError as error:
+            self.add_error("scaffold_options", str(error).replace("--scaffold-option ", "line "))
+        return cleaned

@@ -57,3 +57,10 @@ def transfer_figures(report: dict, metric: str) -> dict:
     bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
                        margin={"l": 60, "r": 20, "t": 40, "b": 40})
     return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}
+
+
+def scaffold_columns(spec: dict, scaffolds: list[str]) -> list[dict]:
+    """Each column's scaffold with the options it ran under, as "key=value" text ("defaults" when none)."""
+    options = spec.get("scaffold_options") or {}
+    return [{"scaffold": name, "options": ", ".join(f"{key}={value}" for key, value in sorted(options.get(name, {}).items()))
+             or "defaults"} for name in scaffolds]

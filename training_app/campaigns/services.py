@@ -19,7 +19,8 @@ from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
 
 # The spec fields a caller sets; the task paths always come from the task set.
-SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature")
+SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature",
+               "scaffold_options")
 
 
 def _spec(campaign_spec: dict, task_set: TaskSet):
@@ -32,15 +33,21 @@ def _spec(campaign_spec: dict, task_set: TaskSet):
 @transaction.atomic
 def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[str], seeds: int = 3,
                     baseline: str | None = None, feedback: str = "score", max_turns: int = 15,
-                    time_budget_s: float = 900.0, temperature: float = 1.0, name: str = "", user=None) -> EvalCampaign:
-    """Validate with the engine's own checks (its UsageError names the field) and queue the campaign."""
+                    time_budget_s: float = 900.0, temperature: float = 1.0, scaffold_options: dict | None = None,
+                    name: str = "", user=None) -> EvalCampaign:
+    """Validate with the engine's own checks (its UsageError names the field) and queue the campaign.
+
+    scaffold_options: {scaffold: {option: value}}, each column's preset and options, stored checked in the spec.
+    """
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
               "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
-              "temperature": float(temperature)}
+              "temperature": float(temperature), "scaffold_options": dict(scaffold_options or {})}
     try:
-        _spec(values, task_set).validate()
+        spec = _spec(values, task_set)
+        spec.validate()
+        values["scaffold_options"] = spec.scaffold_options  # typed by the engine (a form sends text)
     except UsageError as error:
         field, _, problem = str(error).partition(": ")
         raise ServiceError(problem or str(error), field=field if field in SPEC_FIELDS else "non_field_errors")

@@ -75,6 +75,8 @@ def campaign_detail(request, campaign_id):
     return render(request, "training/campaigns/campaign_detail.html", {
         "campaign": campaign, "metric": metric, "metrics": metrics,
         "rows": rows, "scaffolds": campaign.report.get("scaffolds", []),
+        "columns": selectors.scaffold_columns(campaign.spec, campaign.report.get("scaffolds", [])),
+        "spec_columns": selectors.scaffold_columns(campaign.spec, campaign.spec.get("scaffolds", [])),
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
         "stored": campaign.episodes.count(),
     })

@@ -14,7 +14,24 @@ class RolloutBatchForm(forms.Form):
     concurrency = forms.IntegerField(min_value=1, max_value=32, initial=2)
     feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
     max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15)
+    scaffold_options = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False,
+        help_text="one KEY=VALUE per line, e.g. preset=upstream or dialect=sandmle")
 
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+
+    def clean(self):
+        from sandmle.agents.scaffolds.options import parse_option_pairs
+        from sandmle.errors import UsageError
+
+        cleaned = super().clean()
+        lines = [line.strip() for line in (cleaned.get("scaffold_options") or "").splitlines() if line.strip()]
+        scaffold = cleaned.get("scaffold")
+        if scaffold:
+            try:
+                cleaned["scaffold_options"] = parse_option_pairs(lines, [scaffold]).get(scaffold, {})
+            except UsageError as error:
+                self.add_error("scaffold_options", str(error).replace("--scaffold-option ", "line "))
+        return cleaned

@@ -28,6 +28,8 @@ class RolloutBatch(Job):
     concurrency = models.PositiveIntegerField(default=2)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.SCORE)
     max_turns = models.PositiveIntegerField(default=15)
+    # The scaffold's options and preset, checked by the engine (sandmle.agents.scaffolds.options).
+    scaffold_options = models.JSONField(default=dict, blank=True)
     queue = models.CharField(max_length=16, default="sandbox")
     task_names = ("workers.rollouts.run_rollout_batch",)
     summary = models.JSONField(default=dict, blank=True)

@@ -13,6 +13,9 @@ class RolloutBatchInput(serializers.Serializer):
     concurrency = serializers.IntegerField(min_value=1, max_value=32, default=2)
     feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.choices, default="score")
     max_turns = serializers.IntegerField(min_value=1, max_value=100, default=15)
+    scaffold_options = serializers.DictField(
+        required=False, default=dict,
+        help_text="the scaffold's {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}")
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
 
@@ -22,7 +25,7 @@ class RolloutBatchListOutput(serializers.ModelSerializer):
     class Meta:
         model = RolloutBatch
         fields = ["id", "name", "task_set", "scaffold", "policy", "samples", "concurrency", "feedback", "max_turns",
-                  "queue", "state", "progress", "progress_message", "error", "created_at", "started_at",
+                  "scaffold_options", "queue", "state", "progress", "progress_message", "error", "created_at", "started_at",
                   "finished_at"]
 
 

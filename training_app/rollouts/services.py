@@ -39,9 +39,12 @@ def _check_policy(policy: str) -> None:
 @transaction.atomic
 def rollout_batch_create(
     *, task_set: TaskSet, scaffold: str, policy: str, samples: int = 1, concurrency: int = 2,
-    feedback: str = "score", max_turns: int = 15, name: str = "", user=None,
+    feedback: str = "score", max_turns: int = 15, scaffold_options: dict | None = None, name: str = "", user=None,
 ) -> RolloutBatch:
-    """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker."""
+    """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker.
+
+    scaffold_options: the scaffold's {option: value} or {"preset": ...}, checked by the engine with the key named.
+    """
     if scaffold not in RolloutBatch.Scaffold.values:
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
     if feedback not in RolloutBatch.Feedback.values:
@@ -53,12 +56,19 @@ def rollout_batch_create(
         raise ServiceError("concurrency must be between 1 and 32", field="concurrency")
     if not 1 <= max_turns <= 100:
         raise ServiceError("max turns must be between 1 and 100", field="max_turns")
+    from sandmle.agents.scaffolds.options import check_scaffold_options
+    from sandmle.errors import UsageError
+
+    try:
+        scaffold_options = check_scaffold_options(scaffold, scaffold_options or {})
+    except UsageError as error:
+        raise ServiceError(str(error), field="scaffold_options") from None
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
     queue = Queue.GPU if policy.startswith("hf:") else Queue.SANDBOX
     batch = RolloutBatch.objects.create(
         name=name, task_set=task_set, scaffold=scaffold, policy=policy, samples=samples, concurrency=concurrency,
-        feedback=feedback, max_turns=max_turns, queue=queue.value, created_by=user,
+        feedback=feedback, max_turns=max_turns, scaffold_options=scaffold_options, queue=queue.value, created_by=user,
     )
     enqueue("workers.rollouts.run_rollout_batch", args=(batch.id,), queue=queue)
     return batch
@@ -105,7 +115,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     def episodes() -> None:
         try:
             _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
-            config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
+            config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns,
+                                   scaffold_options=dict(batch.scaffold_options or {}))
             # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
             options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
             outcome["trajectories"] = run_batch(

@@ -31,6 +31,8 @@ class BaselinePolicy:
             text = self._mle_agent(messages, seed)
         elif reply_format in ("aide", "aira"):
             text = self._plan_and_code(messages, seed)
+        elif reply_format == "react_sandmle":
+            text = self._react_sandmle(messages, seed)
         else:
             text = self._react(messages, seed)
         return PolicyReply(text=text, finish_reason="stop", usage={"completion_tokens": len(text) // 4})
@@ -69,11 +71,11 @@ class BaselinePolicy:
         debug falls back one robustness level from the failed program."""
         request = messages[-1]["content"] if messages else ""
         shown = [_number(VARIANT_IN_CODE, code) for code in re.findall(r"```python\n(.*?)```", request, re.S)]
-        if "Debug this solution" in request:
+        if "# Buggy implementation" in request:
             level = min(MAX_LEVEL, _number(LEVEL_IN_CODE, request) + 1)
             variant = _number(VARIANT_IN_CODE, request)
             plan = "Plan: the previous program failed; rerun it with a simpler, more robust pipeline."
-        elif "Improve this solution" in request or "Combine the strengths" in request:
+        elif "# Previous solution" in request or "# Solutions to combine" in request:
             level, variant = 0, min(MAX_VARIANT, max(shown, default=0) + 1)
             plan = "Plan: keep the preprocessing and give the model families more capacity, then keep the best by cross-validation."
         else:
@@ -101,15 +103,32 @@ class BaselinePolicy:
                            "lower_is_better": lower.group(1) == "True" if lower else False, "summary": summary})
 
     def _mle_agent(self, messages: list[dict], seed: int) -> str:
+        """MLE-Dojo's actions: overview, a data probe, solutions until one runs, then a cheap info request."""
         assistant_turns = [m["content"] for m in messages if m["role"] == "assistant"]
         failures, succeeded = self._solution_state(messages)
         if not assistant_turns:
-            return json.dumps({"action": "request_info", "info_type": "overview"})
+            return json.dumps({"action": "request_info", "params": {"info_type": "overview"}})
         if len(assistant_turns) == 1:
-            return json.dumps({"action": "validate_code", "code": PROBE_CODE})
+            return json.dumps({"action": "validate_code", "params": {"code": PROBE_CODE}})
         if not succeeded and failures <= MAX_LEVEL:
-            return json.dumps({"action": "execute_code", "code": solution_code(level=failures, seed=seed)})
-        return json.dumps({"action": "submit"})
+            return json.dumps({"action": "execute_code", "params": {"code": solution_code(level=failures, seed=seed)}})
+        return json.dumps({"action": "request_info", "params": {"info_type": "output_path"}})
+
+    def _react_sandmle(self, messages: list[dict], seed: int) -> str:
+        """SandMLE's released dialect: <tool_call> with python <code>, a Score JSON call, then <answer>."""
+        assistant_turns = [m["content"] for m in messages if m["role"] == "assistant"]
+        failures, succeeded = self._solution_state(messages)
+        if not assistant_turns:
+            return ("<think>First look at the files, the column types and a few rows.</think>\n<tool_call>\npython\n"
+                    f"<code>\n{PROBE_CODE}</code>\n</tool_call>")
+        if not succeeded and failures <= MAX_LEVEL:
+            return ("<think>Fit a few model families and keep the best by cross-validation.</think>\n<tool_call>\n"
+                    f"python\n<code>\n{solution_code(level=failures, seed=seed)}</code>\n</tool_call>")
+        scored = any('"Score"' in turn for turn in assistant_turns)
+        if succeeded and not scored and "Score tool" in (messages[0]["content"] if messages else ""):
+            return ('<think>Grade the submission.</think>\n<tool_call>\n{"name": "Score", "arguments": '
+                    '{"competition_id": "task"}}\n</tool_call>')
+        return "<think>The submission is written.</think>\n<answer>submission</answer>"
 
 
 def _number(pattern: re.Pattern, text: str) -> int:

@@ -1,68 +1,95 @@
-"""AIRA-dojo: draft, improve, debug and crossover operators with scoped memory, a greedy or an MCTS (UCT) search policy."""
+"""AIRA-dojo (facebookresearch/aira-dojo): the AIRA draft, improve and debug operators under the greedy policy of
+configs/solver/mlebench/greedy.yaml (memory of every good node, debug memory of the buggy branch), or MCTS (UCT);
+crossover and branch memory are named variants."""
 
 from __future__ import annotations
 
 import math
 import random
 
-from sandmle.agents.scaffolds.aide import finish_with_best, tree_row
 from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
-from sandmle.agents.scaffolds.tree import Node, execute_node, node_quality, review, task_lower_is_better
+from sandmle.agents.scaffolds.preview import data_preview
+from sandmle.agents.scaffolds.tree import (
+    MEMORY_SEPARATOR, Node, ask_plan_and_code, debug_memory, execute_node, finish_with_best, greedy_choice,
+    journal_memory, node_quality, node_summary, remaining, review, task_lower_is_better, tree_row,
+)
 from sandmle.errors import UsageError
 
 SEARCH_POLICIES = ("greedy", "mcts")
 
-SYSTEM = (
-    "You are an AI research agent. REPLY FORMAT: aira\n"
-    "Reply with a plan followed by exactly one ```python``` code block that writes /workdir/submission.csv. "
-    "Data is read-only under /public."
-)
+SYSTEM = ("You are a Kaggle Grandmaster attending a high-stakes competition. REPLY FORMAT: aira\n"
+          "Reply with one idea or plan in natural language, then a SINGLE markdown code block (```python) holding a "
+          "self-contained script.")
+
+GOAL = {
+    "draft": "Provide EXACTLY ONE IDEA and ONE CODE IMPLEMENTATION of it, different from the ideas explored before, "
+             "that uses the available resources well and is likely to perform strongly. Be specific about data "
+             "processing, feature engineering, the model and its optimisation, and the evaluation. No exploratory "
+             "data analysis.",
+    "improve": "Provide EXACTLY ONE IDEA that improves the existing solution below, different from the improvements "
+               "explored before, and ONE CODE IMPLEMENTATION of it. Keep the evaluation consistent. No exploratory "
+               "data analysis.",
+    "debug": "Fix the bugs of the solution below without changing its core idea or method. Review the earlier "
+             "debugging attempts, the buggy code and its output.",
+    "crossover": "Combine the strengths of the solutions below into ONE new solution and implement it.",
+}
+HEADING = {"draft": "# Idea to implement", "improve": "# Improvement idea to implement", "debug": "# Bug fix plan",
+           "crossover": "# Combined idea to implement"}
 
 
-def scoped_memory(nodes: list[Node], operator: str, parents: list[Node]) -> str:
-    """Drafts see every earlier draft's summary; other operators see only their own branch's history."""
+def branch_memory(nodes: list[Node], operator: str, parents: list[Node]) -> str:
+    """The studio's variant: drafts see every earlier draft; other operators only their parents' branches."""
     if operator == "draft":
         scope = [n for n in nodes if n.operator == "draft"]
     else:
-        by_id = {n.node_id: n for n in nodes}
-        scope = []
+        by_id, scope = {n.node_id: n for n in nodes}, []
         for parent in parents:
             cursor = parent
             while cursor is not None:
                 scope.append(cursor)
                 cursor = by_id.get(cursor.parent) if cursor.parent is not None else None
-    lines = [f"- node {n.node_id} ({n.operator}): {'bug' if n.is_bug else n.metric} {n.summary}" for n in scope]
-    return "Memory:\n" + "\n".join(lines) if lines else ""
+    return MEMORY_SEPARATOR.join(f"node {n.node_id} ({n.operator}): {node_summary(n) or 'no plan or code'}"
+                                 for n in scope)
 
 
-def operator_prompt(context: EpisodeContext, operator: str, parents: list[Node], memory: str) -> list[dict]:
-    task = f"{context.description}\n\nFiles:\n{context.file_listing}"
-    if operator == "draft":
-        instruction = "Draft a new solution different from those in memory."
-    elif operator == "improve":
-        instruction = f"Improve this solution (validation metric {parents[0].metric}).\n```python\n{parents[0].code}\n```"
-    elif operator == "debug":
-        instruction = f"Debug this solution; it failed.\n```python\n{parents[0].code}\n```\nOutput:\n{parents[0].output[-3000:]}"
-    else:
-        instruction = "Combine the strengths of these two solutions into one.\n" + "\n".join(
-            f"```python\n{p.code}\n```" for p in parents)
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{task}\n\n{memory}\n\n{instruction}"}]
+def operator_memory(nodes: list[Node], operator: str, parents: list[Node], variant: str) -> str:
+    if variant == "branch":
+        return branch_memory(nodes, operator, parents)
+    if operator == "debug":
+        return debug_memory(nodes, parents[0])
+    return journal_memory(nodes)
 
 
-def greedy_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, debug_prob=0.5, crossover_prob=0.2):
-    """AIDE's greedy policy plus crossover: draft up to num_drafts, debug a buggy leaf with debug_prob, else
-    cross the two best good nodes with crossover_prob, else improve the best."""
-    if sum(n.operator == "draft" for n in nodes) < num_drafts:
-        return "draft", []
-    good = sorted((n for n in nodes if not n.is_bug), key=lambda n: node_quality(n, lower_is_better), reverse=True)
-    buggy = [n for n in nodes if n.is_bug and not n.children and n.debug_depth < max_debug_depth]
-    if buggy and (not good or rng.random() < debug_prob):
-        return "debug", [rng.choice(buggy)]
-    if len(good) >= 2 and rng.random() < crossover_prob:
-        return "crossover", good[:2]
-    if good:
-        return "improve", good[:1]
-    return "draft", []
+def operator_prompt(context: EpisodeContext, operator: str, parents: list[Node], *, memory: str, preview: str,
+                    status: str, k_fold: int) -> list[dict]:
+    sections = [f"# Goal\n{GOAL[operator]}", f"# Task description\n````\n{context.description}\n````"]
+    if operator == "improve":
+        sections.append(f"# Previous solution\n## Code\n```python\n{parents[0].code}\n```\n## Terminal output\n"
+                        f"```\n{parents[0].output[-3000:]}\n```")
+    if operator == "debug":
+        sections.append(f"# Buggy implementation\n```python\n{parents[0].code}\n```\n\n# Execution output (error)\n"
+                        f"```\n{parents[0].output[-3000:]}\n```")
+    if operator == "crossover":
+        sections.append("# Solutions to combine\n" + "\n".join(f"```python\n{p.code}\n```" for p in parents))
+    title = {"debug": "# Previous debugging attempts", "improve": "# Previously explored improvement ideas"}.get(
+        operator, "# Previously explored ideas")
+    sections.append(f"{title}\n````markdown\n{memory or '(No memory available.)'}\n````")
+    if preview:
+        sections.append(f"# Data overview\n````\n{preview}\n````")
+    evaluation = f"{k_fold}-fold cross-validation" if k_fold > 1 else "a hold-out validation set"
+    sections.append(
+        "**CONSTRAINTS**:\n"
+        f"- The solution must finish within {context.step_timeout_s:g} seconds; prefer vectorised operations.\n"
+        "- Keep stdout clean.\n"
+        "**DATA**: prepared and read-only in /public; nothing needs unzipping.\n"
+        "**COMPUTE**: CPU only; numpy, pandas, scikit-learn and scipy are installed, nothing can be installed.\n"
+        f"{status}\n\n"
+        "**RESPONSE FORMAT**: a SINGLE markdown code block with a SELF-CONTAINED Python script that:\n"
+        "1. implements the idea END-TO-END;\n"
+        f"2. PRINTS the evaluation metric measured by {evaluation};\n"
+        "3. SAVES the test predictions to /workdir/submission.csv.\n"
+        f"Format:\n{HEADING[operator]}\n<the idea or plan>\n\n```python\n<the implementation>\n```")
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(sections)}]
 
 
 def uct_score(node: Node, parent_visits: int, exploration: float) -> float:
@@ -72,7 +99,7 @@ def uct_score(node: Node, parent_visits: int, exploration: float) -> float:
     return node.value / node.visits + exploration * math.sqrt(math.log(max(parent_visits, 1)) / node.visits)
 
 
-def uct_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, debug_prob=0.5, crossover_prob=0.2,
+def uct_choice(nodes, rng, *, num_drafts, lower_is_better, max_debug_depth, debug_prob=1.0, crossover_prob=0.0,
                exploration=1.414, expand_prob=0.5):
     """Selects a node by UCT from the drafts down; buggy nodes are debugged, good ones improved or crossed.
 
@@ -114,7 +141,8 @@ def backpropagate(nodes: list[Node], node: Node, lower_is_better: bool) -> None:
 
 
 def format_check(context: EpisodeContext, node: Node) -> None:
-    """Every step's submission is checked against the task's format; an invalid file makes the node a bug."""
+    """Every step's submission is checked against the task's format (aira-dojo's VALID_SOLUTION from the grader's
+    validation): an invalid file makes the node a bug."""
     from sandmle.grading import validate_submission
 
     if node.submission is None:
@@ -132,37 +160,43 @@ def run(context: EpisodeContext) -> str:
     search = options.get("search", "greedy")
     if search not in SEARCH_POLICIES:
         raise UsageError(f"AIRA search {search!r}: expected one of {', '.join(SEARCH_POLICIES)}")
-    num_drafts = int(options.get("num_drafts", 3))
-    max_debug_depth = int(options.get("max_debug_depth", 3))
-    debug_prob = float(options.get("debug_prob", 0.5))
-    crossover_prob = float(options.get("crossover_prob", 0.2))
+    settings = {"num_drafts": int(options.get("num_drafts", 5)), "max_debug_depth": int(options.get("max_debug_depth", 20)),
+                "debug_prob": float(options.get("debug_prob", 1.0)),
+                "crossover_prob": float(options.get("crossover_prob", 0.0))}
+    if search == "mcts":
+        settings["exploration"] = float(options.get("exploration", 1.414))
+    memory_variant, k_fold = options.get("memory", "all"), int(options.get("k_fold", 5))
     steps = int(options.get("steps", context.max_turns))
+    preview = data_preview(context.task_dir / "public") if options.get("data_preview", True) else ""
     rng = random.Random(context.sampling.seed or 0)
     lower_is_better = task_lower_is_better(context)
     choose = uct_choice if search == "mcts" else greedy_choice
     nodes: list[Node] = []
     termination = "max_turns"
-    for _ in range(steps):
-        operator, parents = choose(nodes, rng, num_drafts=num_drafts, lower_is_better=lower_is_better,
-                                   max_debug_depth=max_debug_depth, debug_prob=debug_prob, crossover_prob=crossover_prob)
-        node = Node(node_id=len(nodes), operator=operator, parent=parents[0].node_id if parents else None,
-                    debug_depth=parents[0].debug_depth + 1 if operator == "debug" else 0)
-        memory = scoped_memory(nodes, operator, parents)
-        try:
-            reply, turn = context.ask(operator_prompt(context, operator, parents, memory), reply_format="aira", kind=operator)
-            execute_node(context, node, reply.text, turn)
-            review(context, node, lower_is_better=lower_is_better)
-            format_check(context, node)
-        except EpisodeBudgetExceeded:
-            termination = "time_budget"
-            break
-        nodes.append(node)
-        if parents:
-            parents[0].children.append(node.node_id)
-        backpropagate(nodes, node, lower_is_better)
-        if context.time_left() <= 0:
-            termination = "time_budget"
-            break
-    finish_with_best(context, nodes, lower_is_better)
-    context.options["tree"] = [tree_row(n) for n in nodes]
+    try:
+        for step in range(steps):
+            operator, parents = choose(nodes, rng, lower_is_better=lower_is_better, **settings)
+            node = Node(node_id=len(nodes), operator=operator, parent=parents[0].node_id if parents else None,
+                        debug_depth=parents[0].debug_depth + 1 if operator == "debug" else 0)
+            messages = operator_prompt(context, operator, parents,
+                                       memory=operator_memory(nodes, operator, parents, memory_variant),
+                                       preview=preview, status=remaining(context, step, steps), k_fold=k_fold)
+            try:
+                reply, turn = ask_plan_and_code(context, messages, reply_format="aira", kind=operator)
+                execute_node(context, node, reply.text, turn)
+                review(context, node, lower_is_better=lower_is_better)
+                format_check(context, node)
+            except EpisodeBudgetExceeded:
+                termination = "time_budget"
+                break
+            nodes.append(node)
+            if parents:
+                parents[0].children.append(node.node_id)
+            backpropagate(nodes, node, lower_is_better)
+            if context.time_left() <= 0:
+                termination = "time_budget"
+                break
+    finally:
+        finish_with_best(context, nodes, lower_is_better, original="aira-dojo")
+        context.options["tree"] = [tree_row(n) for n in nodes]
     return termination

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
+from sandmle.agents.scaffolds.replies import split_thinking
 from sandmle.episode_files import EpisodeDir, RefusedFile
 
 FEEDBACK_MODES = ("none", "validate", "score")
@@ -76,6 +77,8 @@ class EpisodeContext:
         # Every host-side access to the agent's files goes through this: no link is ever followed.
         self.files = EpisodeDir(self.workdir) if self.workdir is not None else None
         self.last_refusal: str | None = None
+        # Which file the episode is graded on and why (each scaffold follows its original's rule).
+        self.submission_choice: dict[str, Any] = {"rule": "final_file", "reason": "the file on disk at the end"}
 
     @property
     def description(self) -> str:
@@ -90,6 +93,23 @@ class EpisodeContext:
             count = sum(1 for _ in images.iterdir())
             names = [n for n in names if n != "images"] + [f"images/ ({count} files)"]
         return "\n".join(f"/public/{name}" for name in names)
+
+    @property
+    def task_id(self) -> str:
+        import json
+
+        try:
+            return str(json.loads((self.task_dir / "task.json").read_text()).get("task_id", self.task_dir.name))
+        except (OSError, ValueError, AttributeError):
+            return self.task_dir.name
+
+    @property
+    def step_timeout_s(self) -> float:
+        limits = getattr(self.sandbox, "limits", None)
+        return float(getattr(limits, "timeout_s", 60.0))
+
+    def steps_left(self, done: int) -> int:
+        return max(self.max_turns - done, 0)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -113,6 +133,7 @@ class EpisodeContext:
             role="assistant",
             kind=kind,
             text=reply.text,
+            thinking=split_thinking(reply.text)[0],
             started_s=started,
             wall_s=self.elapsed() - started,
             prompt_ids=reply.prompt_ids,
@@ -123,6 +144,14 @@ class EpisodeContext:
         )
         self.turns.append(turn)
         return reply, turn
+
+    def choose_submission(self, rule: str, reason: str, kept: Path | None, **details: Any) -> None:
+        """Puts the chosen kept file (None: no submission) at submission.csv and records the choice."""
+        self.files.remove(SUBMISSION_NAME)
+        if kept is not None:
+            self.restore_submission(kept)
+        self.submission_choice = {"rule": rule, "reason": reason,
+                                  "file": Path(kept).name if kept is not None else None, **details}
 
     def run_code(self, code: str, *, kind: str = "python") -> Turn:
         """Runs code in the sandbox and logs the tool turn; the observation is what the agent sees.

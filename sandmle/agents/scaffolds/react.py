@@ -1,13 +1,17 @@
-"""ReAct in SandMLE's format: <think>…</think> then exactly one tool call per turn, ending with <answer>…</answer>."""
+"""ReAct: <think>…</think> then exactly one tool call per turn, ending with <answer>…</answer>.
+
+Two dialects: `studio` (<python>, <validate/>, <score/>, <observation>) and `sandmle`, the grammar of SandMLE's
+released agent (react_sandmle.py), so a checkpoint trained there is evaluated in its own format.
+"""
 
 from __future__ import annotations
 
 import re
 
 from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
+from sandmle.agents.scaffolds.replies import split_thinking
 
 TOOL_PATTERN = re.compile(r"<python>(.*?)</python>|<(validate|score)\s*/>|<answer>(.*?)</answer>", re.S)
-THINK_PATTERN = re.compile(r"<think>(.*?)</think>", re.S)
 
 
 def system_prompt(feedback: str) -> str:
@@ -26,9 +30,9 @@ def system_prompt(feedback: str) -> str:
 
 def parse_reply(text: str) -> tuple[str, list[tuple[str, str]]]:
     """The thinking and every tool call found, as (tool, argument) pairs."""
-    thinking = "\n".join(m.strip() for m in THINK_PATTERN.findall(text))
+    thinking, answer = split_thinking(text)
     calls = []
-    for match in TOOL_PATTERN.finditer(THINK_PATTERN.sub("", text)):
+    for match in TOOL_PATTERN.finditer(answer):
         if match.group(1) is not None:
             calls.append(("python", match.group(1).strip("\n")))
         elif match.group(2):
@@ -54,6 +58,10 @@ def fit_context(context: EpisodeContext, messages: list[dict], failed: set[int])
 
 
 def run(context: EpisodeContext) -> str:
+    if context.options.get("dialect", "studio") == "sandmle":
+        from sandmle.agents.scaffolds.react_sandmle import run as run_sandmle
+
+        return run_sandmle(context)
     messages = [
         {"role": "system", "content": system_prompt(context.feedback)},
         {"role": "user", "content": f"{context.description}\n\nFiles:\n{context.file_listing}"},
@@ -92,7 +100,8 @@ def run(context: EpisodeContext) -> str:
         else:
             observation = context.check_submission(tool)
             context.tool_note(tool, observation)
-        messages.append({"role": "user", "content": f"<observation>\n{observation}\n</observation>"})
+        left = f"[{context.max_turns - turn_index - 1} turns and {max(context.time_left(), 0):.0f} seconds left]"
+        messages.append({"role": "user", "content": f"<observation>\n{observation}\n</observation>\n{left}"})
         if context.time_left() <= 0:
             return "time_budget"
     return "max_turns"
