@@ -145,6 +145,11 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
     runner.join()
     if "error" in outcome:
         error = outcome["error"]
+        from sandmle.failures import EpisodesFailed
+
+        if isinstance(error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
+            TrainingRun.finish(run.id, state=JobState.FAILED, error=str(error))
+            return True
         TrainingRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
     result = outcome["result"]

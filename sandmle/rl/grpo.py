@@ -62,6 +62,7 @@ class GRPORun:
         self.checkpoints: list[str] = []
         self.stopped = False
         self.trainer: Any = None
+        self.episode_errors: list[str | None] = []  # one entry per training episode of this process: None = ran
 
     # --- rollouts -------------------------------------------------------------------------------------------------
     def policy(self, trainer: Any) -> TimedPolicy:
@@ -110,6 +111,7 @@ class GRPORun:
                                           episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
                                           config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
                 rollouts.groups_drawn += len(indices)
+                self.check_episodes(trajectories)
                 for g, index in enumerate(indices):
                     group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
                     samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
@@ -137,6 +139,22 @@ class GRPORun:
         return {"prompt_ids": [s.prompt_ids for s in samples], "completion_ids": [s.completion_ids for s in samples],
                 "logprobs": [s.logprobs for s in samples], "env_mask": [s.env_mask for s in samples],
                 "episode_reward": [s.reward for s in samples]}
+
+    def check_episodes(self, trajectories: list) -> None:
+        """Count the run's failed episodes; while not one episode has run to its end, stop with the commonest reason
+        (every sample is masked: the run would "train" on nothing and report a reward of 0)."""
+        from sandmle.failures import EpisodesFailed
+
+        self.episode_errors.extend((t.error or "unknown error") if t.termination == "error" else None
+                                   for t in trajectories)
+        failures = self.failures()
+        if failures.every_episode_failed:
+            raise EpisodesFailed(failures.job_error())
+
+    def failures(self) -> Any:
+        from sandmle.failures import tally_failures
+
+        return tally_failures(self.episode_errors)
 
     def evaluate(self, trainer: Any, step: int) -> dict[str, Any]:
         """The held-out tasks with the current weights, through the same runner; no update."""
@@ -275,7 +293,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     finally:
         run.close()
     return {"steps_done": trainer.state.global_step, "checkpoints": list(run.checkpoints),
-            "output_dir": str(config.output_dir), "stopped": run.stopped}
+            "output_dir": str(config.output_dir), "stopped": run.stopped, "failures": run.failures().to_dict()}
 
 
 def checkpoint_step(path: Path) -> int:
