@@ -24,6 +24,7 @@ urlpatterns = [
     path("training/<int:run_id>/metrics.json", views_training.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", views_training.training_step_trajectories,
          name="training-step-trajectories"),
+    path("training/<int:run_id>/logs/<slug:tracker>.tar.gz", views_training.training_run_logs, name="training-run-logs"),
     path("latency/", views_latency.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", views_latency.latency_detail, name="latency-detail"),
     path("latency/<int:study_id>/study.json", views_latency.latency_result_export, name="latency-result-export"),

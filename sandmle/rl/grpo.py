@@ -14,6 +14,8 @@ from sandmle.rl.curriculum import TaskSampler
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
                                  group_has_spread, run_groups)
 from sandmle.rl.run_files import RunFiles, last_checkpoint
+from sandmle.rl.trackers import check_trackers, tracker_setup
+from sandmle.rl.trackers import run_name as tracker_run_name
 from sandmle.rollout import EpisodeConfig
 
 
@@ -211,7 +213,7 @@ def load_model(config: TrainConfig) -> tuple[Any, Any, Any]:
     return tokenizer, model, peft_config
 
 
-def trainer_args(config: TrainConfig) -> Any:
+def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") -> Any:
     """TRL's GRPOConfig for SandMLE's recipe: one generation batch (tasks_per_step x G episodes) = one optimizer step."""
     import torch
     from trl import GRPOConfig
@@ -235,7 +237,8 @@ def trainer_args(config: TrainConfig) -> Any:
         learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
         epsilon=config.clip_low, epsilon_high=config.clip_high, beta=config.kl_coef, temperature=config.temperature,
         max_completion_length=config.max_response_tokens, scale_rewards="group", num_iterations=1,
-        save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to="none", seed=config.seed,
+        save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
+        run_name=tracker_run_name(config), seed=config.seed,
         data_seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
         gradient_checkpointing=config.gradient_checkpointing, shuffle_dataset=False, disable_tqdm=True,
         log_completions=False, remove_unused_columns=False, save_only_model=False, **options)
@@ -253,6 +256,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
         raise ConfigError("kind", f"train_grpo needs a grpo configuration, not {config.kind}")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     check_paths(config)
+    check_trackers(config)
     files = RunFiles(config.output_dir)
     checkpoint = last_checkpoint(config.output_dir) if resume else None
     if resume and checkpoint is None:
@@ -280,9 +284,10 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
 
     rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
     dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
-    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config), train_dataset=dataset,
-                          processing_class=tokenizer, peft_config=peft_config, rollout_func=run.rollout,
-                          callbacks=[RunCallback(run)])
+    report_to, tracker_callbacks = tracker_setup(config)
+    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config, report_to=report_to),
+                          train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
+                          rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
     from transformers.trainer_callback import PrinterCallback
 

@@ -73,8 +73,10 @@ def _training_run(*, users, task_set, batch, out_dir: Path, capture):
 
     with capture(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
-                                                    user=users["curator"])
+                                                    report_to=["tensorboard"], user=users["curator"])
     out_dir.mkdir(parents=True)
+    (out_dir / "tensorboard").mkdir()
+    (out_dir / "tensorboard" / "events.out.tfevents.1.matrix").write_bytes(b"matrix event file")
     trajectories = out_dir / "step-1-trajectories.jsonl"
     trajectories.write_text("".join(json.dumps(t.record, sort_keys=True) + "\n" for t in batch.trajectories.all()))
     TrainingMetric.objects.create(run=run, step=1, metrics={"step": 1, "reward_mean": 0.4, "reward_std": 0.1,

@@ -61,7 +61,7 @@ RULES: dict[str, Rule] = {
     "campaign-list": READ_LAUNCH, "campaign-detail": READ_LAUNCH, "campaign-episodes": READ,
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
-    "training-step-trajectories": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
+    "training-step-trajectories": READ, "training-run-logs": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,
     # the task side's API
     "api-seed-list": READ_LAUNCH, "api-seed-detail": READ, "api-seed-dna": READ,
@@ -105,6 +105,7 @@ PARAMS = {
     "study_id": lambda s, route: s.latency_study.id,
     "step": lambda s, route: s.training_step,
     "path": lambda s, route: "public/train.csv",
+    "tracker": lambda s, route: "tensorboard",
 }
 
 # Routes asked more than one way: (parameters or "?query", rule) pairs; a rule of None keeps the route's own.
