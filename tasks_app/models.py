@@ -12,6 +12,7 @@ class Seed(models.Model):
     class Source(models.TextChoices):
         BUNDLED = "bundled"
         UPLOAD = "upload"
+        IMPORTED = "imported"  # the placeholder seed of tasks imported from an archive: no data to synthesize from
 
     name = models.SlugField(max_length=80, unique=True)
     source = models.CharField(max_length=16, choices=Source.choices)
@@ -233,3 +234,7 @@ class TaskSet(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# Feature folders' models, registered with the app (tasks_app/<feature>/models.py).
+from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport  # noqa: E402,F401

@@ -78,7 +78,8 @@ class Command(BaseCommand):
         parser.add_argument("--username", default="demo")
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for each job")
         parser.add_argument("--quick", action="store_true",
-                            help="the same jobs on the smallest inputs: one seed's task, one sample, one GRPO step")
+                            help="the same jobs on the smallest inputs: one seed's task, one sample, campaign episodes of "
+                                 "at most 3 turns, one GRPO step")
 
     def handle(self, *args, username, timeout, quick, **options):
         from sandmle.sandbox import SandboxUnavailable
@@ -134,7 +135,7 @@ class Command(BaseCommand):
         if campaign is None:
             campaign = campaign_services.campaign_create(
                 task_set=eval_set, policies=["baseline"], scaffolds=list(RolloutBatch.Scaffold.values), seeds=1 if quick else 2,
-                baseline="baseline", name="demo baseline x scaffolds", user=user)
+                max_turns=3 if quick else 15, baseline="baseline", name="demo baseline x scaffolds", user=user)
             _wait(EvalCampaign, campaign.id, timeout_s=timeout, label=f"campaign #{campaign.id}", write=write)
             campaign.refresh_from_db()
         medals = {cell["scaffold"]: cell["metrics"]["medal_rate"]["mean"] for cell in campaign.report["cells"]}
