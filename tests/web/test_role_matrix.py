@@ -120,6 +120,8 @@ PARAMS = {
 
 # Routes asked more than one way: (parameters or "?query", rule) pairs; a rule of None keeps the route's own.
 REVIEWER_READ = Rule(get=R)
+# Jobs only reviewers start (archives carry answers): no curator is their creator, so none may cancel them.
+REVIEWER_JOBS = {"tasks_app.tasksetexport", "tasks_app.taskarchiveimport"}
 VARIANTS = {
     "api-task-file": lambda s: [({"path": path}, REVIEWER_READ if path.startswith("private/") else None)
                                 for path in ("public/train.csv", "public/test.csv", "public/description.md",
@@ -135,7 +137,8 @@ VARIANTS = {
     "trajectory-compare": lambda s: [({"task_id": s.approved.task_id}, None)],
     "campaign-report-export": lambda s: [({"fmt": "csv"}, None), ({"fmt": "json"}, None)],
     "job-progress": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
-    "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
+    "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, Rule(post=R) if label in REVIEWER_JOBS
+                              else None) for label in _job_labels()],
     "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "assign", "comment")],
     "health": lambda s: [({"?": "timeout=0.05"}, None)],  # no worker answers the ping here: do not wait a second
     # Searches and filters a viewer might use to ask for a hidden value by name.
