@@ -107,8 +107,9 @@ def train_sft(config: TrainConfig, *, resume: bool = False, on_step: Callable[[d
                      gradient_accumulation_steps=config.gradient_accumulation_steps,
                      learning_rate=config.learning_rate, num_train_epochs=config.epochs, max_steps=config.steps or -1,
                      save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
-                     run_name=run_name(config), seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
-                     gradient_checkpointing=config.gradient_checkpointing, disable_tqdm=True, packing=False)
+                     run_name=run_name(config), seed=config.seed, use_cpu=not torch.cuda.is_available(),
+                     bf16=config.bf16, gradient_checkpointing=config.gradient_checkpointing, disable_tqdm=True,
+                     packing=False)
     reporter = StepReporter(files, on_step=on_step, should_stop=should_stop)
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config, callbacks=[reporter, *tracker_callbacks])

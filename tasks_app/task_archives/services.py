@@ -40,7 +40,8 @@ def task_set_export_create(*, task_set: TaskSet, fmt: str, user=None) -> TaskSet
     _check_format(fmt)
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
-    ready = TaskSetExport.objects.filter(task_set=task_set, format=fmt, state=JobState.SUCCEEDED).order_by("-id").first()
+    ready = TaskSetExport.objects.filter(task_set=task_set, format=fmt,
+                                         state=JobState.SUCCEEDED).order_by("-id").first()
     ids = sorted(task_set.tasks.values_list("task_id", flat=True))
     if ready is not None and sorted(ready.task_ids) == ids and Path(ready.archive_path).is_file():
         return ready
@@ -127,7 +128,8 @@ def imported_task_store(*, bundle: Path, job: TaskArchiveImport) -> SynthesizedT
         title=f"imported from {job.filename}"[:300], modality=str(spec.get("dna", {}).get("modality", "tabular"))[:16],
         task_type=str(grading.get("task_type", ""))[:16], metric=str(grading["metric"])[:32],
         milestones=dict(grading["milestones"]), ladder=ladder, spec=spec,
-        log=[{"stage": "import", "message": f"imported by archive import #{job.id} ({job.format}) from {job.filename}"}],
+        log=[{"stage": "import",
+              "message": f"imported by archive import #{job.id} ({job.format}) from {job.filename}"}],
         bundle_dir=str(bundle), bundle_sha256=bundle_hash(file_hashes(bundle)),
         difficulty=task_difficulty(ladder=ladder, metric=str(grading["metric"])),
     )
