@@ -355,7 +355,10 @@ def run_batch(
 
 
 def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
-    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate and termination counts."""
+    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate, termination counts and the
+    episodes that ended in an error (how many, the commonest reason)."""
+    from sandmle.failures import tally_failures
+
     count = len(trajectories)
     grades = [t.grade or {} for t in trajectories]
     latencies = [t.mean_step_latency_s for t in trajectories if t.mean_step_latency_s is not None]
@@ -373,4 +376,6 @@ def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
         "mean_format_rate": statistics.fmean(t.format_rate for t in trajectories) if count else 0.0,
         "mean_step_latency_s": statistics.fmean(latencies) if latencies else None,
         "terminations": terminations,
+        "failures": tally_failures((t.error or "unknown error") if t.termination == "error" else None
+                                   for t in trajectories).to_dict(),
     }

@@ -127,6 +127,8 @@ STATICFILES_DIRS.append(("vendor", Path(_plotly.__file__).parent / "package_data
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Task-set archives reviewers upload (streamed to disk, unpacked by a job under the extractor's own caps).
+SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES = envint("SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES", 2 * 1024**3)
 
 # Production hardening, on unless DEBUG; `manage.py check --deploy` passes with SECRET_KEY and ALLOWED_HOSTS set.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
@@ -223,7 +225,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
-                  "workers.latency"]
+                  "workers.latency", "workers.task_archives"]
 # A worker that dies holding a message (SIGKILL, OOM) gives it back only after the visibility timeout; losing the
 # Redis connection must not stop the tasks running meanwhile (their results go to the database, not the broker).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False

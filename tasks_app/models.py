@@ -7,9 +7,10 @@ from tasks_app.review.models import ReviewComment, ReviewDecision, SavedReviewVi
 from tasks_app.seeds.models import Seed, TaskDNA
 from tasks_app.synthesis.models import SynthesisRun
 from tasks_app.task_sets.models import TaskSet
+from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport
 from tasks_app.tasks.models import SynthesizedTask
 
 __all__ = [
     "Seed", "TaskDNA", "SynthesisRun", "SynthesizedTask", "ReviewComment", "ReviewDecision", "TaskAuditEntry",
-    "SavedReviewView", "TaskSet",
+    "SavedReviewView", "TaskSet", "TaskArchiveImport", "TaskSetExport",
 ]

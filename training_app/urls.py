@@ -32,6 +32,7 @@ urlpatterns = [
     path("training/<int:run_id>/metrics.json", runs_views.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", runs_views.training_step_trajectories,
          name="training-step-trajectories"),
+    path("training/<int:run_id>/logs/<slug:tracker>.tar.gz", runs_views.training_run_logs, name="training-run-logs"),
     # latency studies
     path("latency/", latency_views.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", latency_views.latency_detail, name="latency-detail"),

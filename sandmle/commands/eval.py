@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
@@ -83,4 +84,9 @@ def run(args) -> int:
     report = run_campaign(config.spec, config.out, concurrency=config.concurrency, policy_options=options)
     print(report_table(report, args.metric))
     print(json.dumps({"episodes": report["episodes"], "complete": report["complete"], "out": str(config.out)}))
+    failures = report["failures"]
+    if report["episodes"] and failures["failed"] == report["episodes"]:
+        print(f"sandmle eval: every episode failed ({failures['failed']} of {report['episodes']}), most often: "
+              f"{failures['commonest_reason']}", file=sys.stderr)
+        return 1
     return 0

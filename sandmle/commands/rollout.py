@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
@@ -70,5 +71,11 @@ def run(args) -> int:
 
         trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=policy, samples=args.samples,
                                  concurrency=args.concurrency, config=config, on_trajectory=write)
-    print(json.dumps(summarize(trajectories)))
+    summary = summarize(trajectories)
+    print(json.dumps(summary))
+    if summary["episodes"] and summary["failures"]["failed"] == summary["episodes"]:
+        failures = summary["failures"]
+        print(f"sandmle rollout: every episode failed ({failures['failed']} of {summary['episodes']}), most often: "
+              f"{failures['commonest_reason']}", file=sys.stderr)
+        return 1
     return 0

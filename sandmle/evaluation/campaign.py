@@ -129,11 +129,13 @@ def read_episodes(out_dir: Path) -> list[dict]:
 
 def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool) -> dict:
     from sandmle.evaluation.transfer import report_csv, transfer_report
+    from sandmle.failures import tally_failures, trajectory_error
 
     report = transfer_report(episodes, baseline=spec.baseline if any(e["policy"] == spec.baseline for e in episodes)
                              else None)
     report["complete"] = complete
     report["episodes"] = len(episodes)
+    report["failures"] = tally_failures(trajectory_error(e.get("trajectory") or {}) for e in episodes).to_dict()
     (out_dir / REPORT_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     (out_dir / REPORT_CSV).write_text(report_csv(report), encoding="utf-8")
     return report

@@ -16,6 +16,9 @@ SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
 FEEDBACK = ("none", "validate", "score")
 TASK_SAMPLING = ("uniform", "learnability")
 VLLM_MODES = ("colocate", "server")
+# Trackers the trainers report to, each writing under the run's output_dir next to metrics.jsonl
+# (sandmle/rl/trackers.py): TensorBoard event files offline; W&B online or with WANDB_MODE=offline.
+TRACKERS = ("none", "tensorboard", "wandb")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
 
@@ -68,6 +71,10 @@ def _shared_tail() -> list[Field]:
         Field("output_dir", "path", REQUIRED, "config.yaml, metrics.jsonl, checkpoint-<step>/, trajectories/"),
         Field("bf16", "bool", False, "train in bfloat16 (GPU)"),
         Field("gradient_checkpointing", "bool", False, "trade compute for memory on long episodes"),
+        Field("report_to", "choices", ["none"], "trackers that receive the trainer's logs, written under output_dir "
+              "(tensorboard/, wandb/): none, or one or more of tensorboard, wandb", choices=TRACKERS),
+        Field("run_name", "str", None, "the run's name in the trackers (default: output_dir's folder name)",
+              nullable=True),
     ]
 
 
@@ -180,6 +187,8 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
         if raw.pop("kind") != kind:
             raise ConfigError("kind", f"this is not a {kind} configuration")
     values = check_settings(raw, _fields(kind))
+    if "none" in values["report_to"] and len(values["report_to"]) > 1:
+        raise ConfigError("report_to", "none cannot be combined with a tracker")
     if kind == "grpo":
         if values["clip_high"] < values["clip_low"]:
             raise ConfigError("clip_high", f"{values['clip_high']} is below clip_low {values['clip_low']}")

@@ -14,6 +14,8 @@ from sandmle.rl.curriculum import TaskSampler
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
                                  group_has_spread, run_groups)
 from sandmle.rl.run_files import RunFiles, last_checkpoint
+from sandmle.rl.trackers import check_trackers, tracker_setup
+from sandmle.rl.trackers import run_name as tracker_run_name
 from sandmle.rollout import EpisodeConfig
 
 
@@ -62,6 +64,7 @@ class GRPORun:
         self.checkpoints: list[str] = []
         self.stopped = False
         self.trainer: Any = None
+        self.episode_errors: list[str | None] = []  # one entry per training episode of this process: None = ran
 
     # --- rollouts -------------------------------------------------------------------------------------------------
     def policy(self, trainer: Any) -> TimedPolicy:
@@ -110,6 +113,7 @@ class GRPORun:
                                           episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
                                           config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
                 rollouts.groups_drawn += len(indices)
+                self.check_episodes(trajectories)
                 for g, index in enumerate(indices):
                     group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
                     samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
@@ -137,6 +141,22 @@ class GRPORun:
         return {"prompt_ids": [s.prompt_ids for s in samples], "completion_ids": [s.completion_ids for s in samples],
                 "logprobs": [s.logprobs for s in samples], "env_mask": [s.env_mask for s in samples],
                 "episode_reward": [s.reward for s in samples]}
+
+    def check_episodes(self, trajectories: list) -> None:
+        """Count the run's failed episodes; while not one episode has run to its end, stop with the commonest reason
+        (every sample is masked: the run would "train" on nothing and report a reward of 0)."""
+        from sandmle.failures import EpisodesFailed
+
+        self.episode_errors.extend((t.error or "unknown error") if t.termination == "error" else None
+                                   for t in trajectories)
+        failures = self.failures()
+        if failures.every_episode_failed:
+            raise EpisodesFailed(failures.job_error())
+
+    def failures(self) -> Any:
+        from sandmle.failures import tally_failures
+
+        return tally_failures(self.episode_errors)
 
     def evaluate(self, trainer: Any, step: int) -> dict[str, Any]:
         """The held-out tasks with the current weights, through the same runner; no update."""
@@ -193,7 +213,7 @@ def load_model(config: TrainConfig) -> tuple[Any, Any, Any]:
     return tokenizer, model, peft_config
 
 
-def trainer_args(config: TrainConfig) -> Any:
+def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") -> Any:
     """TRL's GRPOConfig for SandMLE's recipe: one generation batch (tasks_per_step x G episodes) = one optimizer step."""
     import torch
     from trl import GRPOConfig
@@ -217,7 +237,8 @@ def trainer_args(config: TrainConfig) -> Any:
         learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
         epsilon=config.clip_low, epsilon_high=config.clip_high, beta=config.kl_coef, temperature=config.temperature,
         max_completion_length=config.max_response_tokens, scale_rewards="group", num_iterations=1,
-        save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to="none", seed=config.seed,
+        save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
+        run_name=tracker_run_name(config), seed=config.seed,
         data_seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
         gradient_checkpointing=config.gradient_checkpointing, shuffle_dataset=False, disable_tqdm=True,
         log_completions=False, remove_unused_columns=False, save_only_model=False, **options)
@@ -235,6 +256,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
         raise ConfigError("kind", f"train_grpo needs a grpo configuration, not {config.kind}")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     check_paths(config)
+    check_trackers(config)
     files = RunFiles(config.output_dir)
     checkpoint = last_checkpoint(config.output_dir) if resume else None
     if resume and checkpoint is None:
@@ -262,9 +284,10 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
 
     rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
     dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
-    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config), train_dataset=dataset,
-                          processing_class=tokenizer, peft_config=peft_config, rollout_func=run.rollout,
-                          callbacks=[RunCallback(run)])
+    report_to, tracker_callbacks = tracker_setup(config)
+    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config, report_to=report_to),
+                          train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
+                          rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
     from transformers.trainer_callback import PrinterCallback
 
@@ -275,7 +298,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     finally:
         run.close()
     return {"steps_done": trainer.state.global_step, "checkpoints": list(run.checkpoints),
-            "output_dir": str(config.output_dir), "stopped": run.stopped}
+            "output_dir": str(config.output_dir), "stopped": run.stopped, "failures": run.failures().to_dict()}
 
 
 def checkpoint_step(path: Path) -> int:

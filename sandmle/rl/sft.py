@@ -10,6 +10,7 @@ from typing import Callable
 
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.run_files import RunFiles, last_checkpoint
+from sandmle.rl.trackers import check_trackers, run_name, tracker_setup
 
 
 def trajectory_messages(trajectory: dict) -> list[dict]:
@@ -82,6 +83,7 @@ def train_sft(config: TrainConfig, *, resume: bool = False, on_step: Callable[[d
     for path in config.dataset:
         if not Path(path).is_file():
             raise ConfigError("dataset", f"file not found: {path}")
+    check_trackers(config)
     checkpoint = last_checkpoint(config.output_dir) if resume else None
     if resume and checkpoint is None:
         raise ConfigError("output_dir", f"--resume: no checkpoint-<step>/ in {config.output_dir}")
@@ -99,16 +101,18 @@ def train_sft(config: TrainConfig, *, resume: bool = False, on_step: Callable[[d
     save_resolved(config, config.output_dir / "config.yaml")
     tokenizer, model, peft_config = load_model(config)
     dataset = load_dataset("json", data_files=list(config.dataset), split="train").select_columns(["messages"])
+    report_to, tracker_callbacks = tracker_setup(config)
     args = SFTConfig(output_dir=str(config.output_dir), assistant_only_loss=True, max_length=config.max_length,
                      per_device_train_batch_size=config.batch_size,
                      gradient_accumulation_steps=config.gradient_accumulation_steps,
                      learning_rate=config.learning_rate, num_train_epochs=config.epochs, max_steps=config.steps or -1,
-                     save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to="none",
-                     seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
-                     gradient_checkpointing=config.gradient_checkpointing, disable_tqdm=True, packing=False)
+                     save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
+                     run_name=run_name(config), seed=config.seed, use_cpu=not torch.cuda.is_available(),
+                     bf16=config.bf16, gradient_checkpointing=config.gradient_checkpointing, disable_tqdm=True,
+                     packing=False)
     reporter = StepReporter(files, on_step=on_step, should_stop=should_stop)
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
-                         peft_config=peft_config, callbacks=[reporter])
+                         peft_config=peft_config, callbacks=[reporter, *tracker_callbacks])
     from transformers.trainer_callback import PrinterCallback
 
     trainer.remove_callback(PrinterCallback)

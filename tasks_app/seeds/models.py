@@ -10,6 +10,7 @@ class Seed(models.Model):
     class Source(models.TextChoices):
         BUNDLED = "bundled"
         UPLOAD = "upload"
+        IMPORTED = "imported"  # the placeholder seed of tasks imported from an archive: no data to synthesize from
 
     name = models.SlugField(max_length=80, unique=True)
     source = models.CharField(max_length=16, choices=Source.choices)

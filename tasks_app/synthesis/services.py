@@ -52,6 +52,8 @@ def synthesis_run_create(
 ) -> SynthesisRun:
     """Queue a synthesis run; with llm_url and llm_model its domain and rule stages ask that endpoint, sending the
     key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default)."""
+    if seed.source == Seed.Source.IMPORTED:
+        raise ServiceError("imported tasks' placeholder seed holds no data to synthesize from", field="seed")
     if not 1 <= count <= 200:
         raise ServiceError("ask for between 1 and 200 tasks", field="count")
     if not 0 <= rng <= RNG_MAX:

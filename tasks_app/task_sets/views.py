@@ -46,7 +46,7 @@ def task_set_list(request):
                 form_errors_from(form, error)
         status = 400
     page = paginate(request, selectors.task_set_list())
-    context = {"task_sets": page, "page": page, "form": form}
+    context = {"task_sets": page, "page": page, "form": form, "is_reviewer": has_role(request.user, Role.REVIEWER)}
     if is_curator:
         checked = set(request.POST.getlist("task_ids")) if request.method == "POST" else set()
         context.update(picker_page=paginate(request, picker.qs, page_param="tasks_page"), checked=checked,

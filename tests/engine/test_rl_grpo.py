@@ -31,7 +31,9 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     result = train_grpo(config, on_step=lines.append)
 
     assert result == {"steps_done": 2, "checkpoints": [str(tmp_path / "run" / "checkpoint-2")],
-                      "output_dir": str(tmp_path / "run"), "stopped": False}
+                      "output_dir": str(tmp_path / "run"), "stopped": False, "failures": {
+                          "episodes": 4, "failed": 0, "share": 0.0, "commonest_reason": None, "commonest_count": 0,
+                          "line": ""}}
     assert [line["step"] for line in lines] == [1, 2] and lines[1]["checkpoint"] == result["checkpoints"][0]
     written = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     for key in ("step", "reward_mean", "reward_std", "zero_std_group_share", "valid_rate", "medal_rate", "mean_turns",

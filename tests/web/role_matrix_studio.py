@@ -36,11 +36,14 @@ class Studio:
     training_run: object
     training_step: int
     latency_study: object
+    task_set_export: object = None  # a finished archive of the task set (its download is served)
+    archive_import: object = None  # a queued import of an uploaded archive
     secrets: list[str] = field(default_factory=list)
 
     def job(self, label: str):
         """The studio's job of the model with this label ('tasks_app.synthesisrun')."""
-        jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study]
+        jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study,
+                self.task_set_export, self.archive_import]
         return next(job for job in jobs if job._meta.label_lower == label)
 
 
@@ -75,8 +78,10 @@ def _training_run(*, users, task_set, batch, out_dir: Path, capture):
 
     with capture(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
-                                                    user=users["curator"])
+                                                    report_to=["tensorboard"], user=users["curator"])
     out_dir.mkdir(parents=True)
+    (out_dir / "tensorboard").mkdir()
+    (out_dir / "tensorboard" / "events.out.tfevents.1.matrix").write_bytes(b"matrix event file")
     trajectories = out_dir / "step-1-trajectories.jsonl"
     trajectories.write_text("".join(json.dumps(t.record, sort_keys=True) + "\n" for t in batch.trajectories.all()))
     TrainingMetric.objects.create(run=run, step=1, metrics={"step": 1, "reward_mean": 0.4, "reward_std": 0.1,
@@ -149,8 +154,22 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
                                    capture=capture),
         training_step=1, latency_study=_latency_study(users=users, task=trajectory.task, capture=capture),
     )
+    studio.task_set_export, studio.archive_import = _archives(users=users, task_set=task_set, capture=capture)
     studio.secrets = _secrets([*stored_tasks, pending, image_task]) + [REVIEWERS_ONLY_NOTE, TURN_NOTE]
     return studio
+
+
+def _archives(*, users, task_set, capture):
+    """A task-set export built in-process (its archive exists) and a queued archive import."""
+    from tasks_app.task_archives import services
+    from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport
+
+    with capture(execute=False):
+        export = services.task_set_export_create(task_set=task_set, fmt="bundle", user=users["reviewer"])
+    assert services.task_set_export_execute(export_id=export.id, worker="matrix")
+    archive_import = TaskArchiveImport.objects.create(format="bundle", filename="matrix.tar.gz",
+                                                      created_by=users["reviewer"])
+    return TaskSetExport.objects.get(id=export.id), archive_import
 
 
 def _secrets(tasks) -> list[str]:

@@ -42,6 +42,7 @@ CANCEL = Rule(post=C)  # the job's creator (a curator here), reviewers and admin
 REVIEW = Rule(post=R)
 # Login, logout, health and token sign-in are open to anyone; a signed-in user of any role may use them.
 OPEN_POST = Rule(get=V, post=V)
+REVIEWER_ONLY = Rule(get=R)
 
 RULES: dict[str, Rule] = {
     # the studio frame, accounts and the API's schema
@@ -61,8 +62,15 @@ RULES: dict[str, Rule] = {
     "campaign-list": READ_LAUNCH, "campaign-detail": READ_LAUNCH, "campaign-episodes": READ,
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
-    "training-step-trajectories": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
+    "training-step-trajectories": READ, "training-run-logs": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,
+    # task-set archives: the answers travel with them, so reviewers only
+    "task-set-export": Rule(get=R, post=R), "task-set-export-detail": REVIEWER_ONLY,
+    "task-set-export-download": REVIEWER_ONLY, "task-archive-import-list": Rule(get=R, post=R),
+    "task-archive-import-detail": REVIEWER_ONLY,
+    "api-task-set-exports": Rule(get=R, post=R), "api-task-set-export-detail": REVIEWER_ONLY,
+    "api-task-set-export-archive": REVIEWER_ONLY, "api-task-archive-import-list": Rule(get=R, post=R),
+    "api-task-archive-import-detail": REVIEWER_ONLY,
     # the task side's API
     "api-seed-list": READ_LAUNCH, "api-seed-detail": READ, "api-seed-dna": READ,
     "api-synthesis-run-list": READ_LAUNCH, "api-synthesis-run-detail": READ, "api-synthesis-run-cancel": CANCEL,
@@ -105,10 +113,15 @@ PARAMS = {
     "study_id": lambda s, route: s.latency_study.id,
     "step": lambda s, route: s.training_step,
     "path": lambda s, route: "public/train.csv",
+    "tracker": lambda s, route: "tensorboard",
+    "export_id": lambda s, route: s.task_set_export.id,
+    "import_id": lambda s, route: s.archive_import.id,
 }
 
 # Routes asked more than one way: (parameters or "?query", rule) pairs; a rule of None keeps the route's own.
 REVIEWER_READ = Rule(get=R)
+# Jobs only reviewers start (archives carry answers): no curator is their creator, so none may cancel them.
+REVIEWER_JOBS = {"tasks_app.tasksetexport", "tasks_app.taskarchiveimport"}
 VARIANTS = {
     "api-task-file": lambda s: [({"path": path}, REVIEWER_READ if path.startswith("private/") else None)
                                 for path in ("public/train.csv", "public/test.csv", "public/description.md",
@@ -124,7 +137,8 @@ VARIANTS = {
     "trajectory-compare": lambda s: [({"task_id": s.approved.task_id}, None)],
     "campaign-report-export": lambda s: [({"fmt": "csv"}, None), ({"fmt": "json"}, None)],
     "job-progress": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
-    "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
+    "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, Rule(post=R) if label in REVIEWER_JOBS
+                              else None) for label in _job_labels()],
     "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "assign", "comment")],
     "health": lambda s: [({"?": "timeout=0.05"}, None)],  # no worker answers the ping here: do not wait a second
     # Searches and filters a viewer might use to ask for a hidden value by name.
@@ -148,6 +162,19 @@ def _seed_csv() -> SimpleUploadedFile:
 
 
 _names = itertools.count()
+
+
+def _archive_upload() -> SimpleUploadedFile:
+    """A small .tar.gz (its content is the import job's to judge; the request only stores it)."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("set/readme.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    return SimpleUploadedFile("matrix.tar.gz", buffer.getvalue(), content_type="application/gzip")
 
 
 def _fresh(prefix: str) -> str:
@@ -189,6 +216,10 @@ BODIES = {
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
                                                    "pipelines": ["linear"], "name": "matrix"},
     ("api-task-set-list", "post"): lambda s, role, kw: {"name": _fresh("matrix-set"), "task_ids": [s.approved.task_id]},
+    ("task-set-export", "post"): lambda s, role, kw: {"format": "mlebench"},
+    ("api-task-set-exports", "post"): lambda s, role, kw: {"format": "mlebench"},
+    ("task-archive-import-list", "post"): lambda s, role, kw: {"file": _archive_upload(), "format": "bundle"},
+    ("api-task-archive-import-list", "post"): lambda s, role, kw: {"file": _archive_upload(), "format": "bundle"},
     ("api-review-bulk", "post"): lambda s, role, kw: {"task_ids": [s.pending.task_id], "action": "approve",
                                                       "reason": "matrix bulk"},
     ("api-review-saved-views", "post"): lambda s, role, kw: {"name": "matrix api view",

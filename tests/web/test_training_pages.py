@@ -125,3 +125,47 @@ def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, django
     assert run.config["kind"] == "sft" and len(callbacks) == 1 and not run.smoke_model
     lines = Path(run.config["dataset"][0]).read_text().splitlines()
     assert lines and all(any(m["role"] == "assistant" for m in json.loads(line)["messages"]) for line in lines)
+
+
+def test_run_page_links_the_tensorboard_folder_and_serves_its_files_without_links(
+        client_for, users, task_set, tmp_path, django_capture_on_commit_callbacks):
+    from pathlib import Path
+    import io
+    import tarfile
+
+    with django_capture_on_commit_callbacks(execute=False):
+        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1, name="tracked",
+                                                    report_to=["tensorboard"], user=users["curator"])
+    assert run.config["report_to"] == ["tensorboard"] and run.config["run_name"] == "tracked"
+    viewer = client_for("viewer")
+    assert "written once the run starts" in viewer.get(f"/training/{run.id}/").content.decode()
+    assert viewer.get(f"/training/{run.id}/logs/tensorboard.tar.gz").status_code == 404
+    logs = Path(run.output_dir) / "tensorboard"
+    (logs / "nested").mkdir(parents=True)
+    (logs / "events.out.tfevents.1.host").write_bytes(b"event bytes")
+    (logs / "nested" / "events.out.tfevents.2.host").write_bytes(b"more")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the archive")
+    (logs / "link.txt").symlink_to(secret)
+    (logs / "linked-dir").symlink_to(tmp_path)
+    html = viewer.get(f"/training/{run.id}/").content.decode()
+    assert f"tensorboard --logdir {logs}" in html and f"/training/{run.id}/logs/tensorboard.tar.gz" in html
+    response = viewer.get(f"/training/{run.id}/logs/tensorboard.tar.gz")
+    assert response.status_code == 200
+    with tarfile.open(fileobj=io.BytesIO(b"".join(response.streaming_content)), mode="r:gz") as tar:
+        members = {member.name: member for member in tar.getmembers()}
+        assert sorted(members) == ["tensorboard/events.out.tfevents.1.host",
+                                   "tensorboard/nested/events.out.tfevents.2.host"]
+        assert all(member.isfile() for member in members.values())
+        assert tar.extractfile("tensorboard/events.out.tfevents.1.host").read() == b"event bytes"
+    assert viewer.get(f"/training/{run.id}/logs/wandb.tar.gz").status_code == 404
+
+
+def test_api_takes_report_to_and_refuses_an_unknown_tracker(api_for, task_set):
+    api = api_for("curator")
+    body = {key: value for key, value in GOOD.items() if key != "lora_r"}
+    refused = api.post("/api/training-runs/", body | {"report_to": ["mlflow"]}, format="json")
+    assert refused.status_code == 400 and "report_to" in refused.json()
+    accepted = api.post("/api/training-runs/", body | {"report_to": ["tensorboard"]}, format="json")
+    assert accepted.status_code == 201, accepted.json()
+    assert TrainingRun.objects.get().config["report_to"] == ["tensorboard"]

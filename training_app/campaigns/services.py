@@ -94,6 +94,7 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
     sees one writer. The engine's threads only put records on a queue.
     """
     from sandmle.evaluation.campaign import read_episodes, run_campaign
+    from sandmle.failures import EpisodeFailures
 
     if not EvalCampaign.claim(campaign_id, worker=worker):
         return False
@@ -138,8 +139,13 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
         error = outcome["error"]
         EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
-    EvalCampaign.objects.filter(id=campaign.id).update(report=outcome["report"])
-    complete = outcome["report"].get("complete", False)
-    EvalCampaign.finish(campaign.id, state=JobState.SUCCEEDED if complete and not cancelled.is_set()
-                        else JobState.CANCELLED)
+    report = outcome["report"]
+    EvalCampaign.objects.filter(id=campaign.id).update(report=report)
+    failures = EpisodeFailures.from_dict(report.get("failures") or {})
+    if not report.get("complete", False) or cancelled.is_set():
+        EvalCampaign.finish(campaign.id, state=JobState.CANCELLED)
+    elif failures.every_episode_failed:  # not "succeeded" with medal rates of 0: the page says why
+        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=failures.job_error())
+    else:
+        EvalCampaign.finish(campaign.id, state=JobState.SUCCEEDED)
     return True

@@ -97,6 +97,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     Episodes run on the engine's threads; every database write happens here, in the job's own thread, so
     SQLite sees one writer and a test's transaction sees the rows.
     """
+    from sandmle.failures import EpisodeFailures
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
     from sandmle.rollout import Trajectory as EngineTrajectory
 
@@ -147,6 +148,13 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
         raise error
     # The summary covers every stored episode, those of earlier attempts included.
     everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
-    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(everything))
-    RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled.is_set() else JobState.SUCCEEDED)
+    summary = summarize(everything)
+    RolloutBatch.objects.filter(id=batch.id).update(summary=summary)
+    failures = EpisodeFailures.from_dict(summary["failures"])
+    if cancelled.is_set():
+        RolloutBatch.finish(batch.id, state=JobState.CANCELLED)
+    elif failures.every_episode_failed:  # not "succeeded" with a medal rate of 0: the page says why
+        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=failures.job_error())
+    else:
+        RolloutBatch.finish(batch.id, state=JobState.SUCCEEDED)
     return True

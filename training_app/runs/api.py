@@ -33,6 +33,9 @@ class TrainingRunInput(serializers.Serializer):
     max_turns = serializers.IntegerField(required=False)
     max_response_tokens = serializers.IntegerField(required=False)
     save_every = serializers.IntegerField(required=False)
+    report_to = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=8,
+                                      help_text="trackers under the run's folder: [none] (default), or tensorboard, "
+                                                "wandb")
 
     def validate(self, attrs):
         unknown = sorted(set(self.initial_data) - set(self.fields))

@@ -13,6 +13,8 @@ def _setting_field(entry: dict) -> forms.Field:
     options = {"required": False, "initial": entry["default"], "help_text": entry["help"]}
     if entry["type"] == "choice":
         return forms.ChoiceField(choices=[(c, c) for c in entry["choices"]], **options)
+    if entry["type"] == "choices":
+        return forms.MultipleChoiceField(choices=[(c, c) for c in entry["choices"]], **options)
     if entry["type"] == "int":
         return forms.IntegerField(**options)
     return forms.FloatField(**options)
@@ -39,4 +41,4 @@ class TrainingRunForm(forms.Form):
     def launch_values(self) -> dict:
         """The cleaned values for training_run_create; blank settings are left to the engine's defaults."""
         values = dict(self.cleaned_data)
-        return {key: value for key, value in values.items() if value not in (None, "") or key in ("name",)}
+        return {key: value for key, value in values.items() if value not in (None, "", []) or key in ("name",)}

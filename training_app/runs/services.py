@@ -21,8 +21,8 @@ from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun,
 
 # The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).
 GRPO_SETTINGS = ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "max_turns",
-                 "max_response_tokens", "save_every")
-SFT_SETTINGS = ("steps", "learning_rate", "save_every")
+                 "max_response_tokens", "save_every", "report_to")
+SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to")
 
 
 def is_tiny_random_model(model_dir: str) -> bool:
@@ -49,10 +49,10 @@ def _sft_dataset(task_set: TaskSet, path: Path) -> Path:
 
 
 def _config_values(*, kind: str, task_set: TaskSet, model: str, settings_values: dict, lora_r: int | None,
-                   output_dir: Path) -> dict:
+                   output_dir: Path, name: str = "") -> dict:
     names = GRPO_SETTINGS if kind == "grpo" else SFT_SETTINGS
     values = {key: settings_values[key] for key in names if settings_values.get(key) is not None}
-    values |= {"model": model, "output_dir": str(output_dir),
+    values |= {"model": model, "output_dir": str(output_dir), "run_name": name.strip() or None,
                "lora": {"r": lora_r, "alpha": 2 * lora_r} if lora_r else None}
     if kind == "grpo":
         values["tasks"] = sorted(str(task.bundle_dir) for task in task_set.tasks.all())
@@ -77,7 +77,7 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
     values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
-                            lora_r=lora_r, output_dir=output_dir)
+                            lora_r=lora_r, output_dir=output_dir, name=name)
     try:
         config = load_train_config(values, kind=kind)
     except ConfigError as error:
@@ -145,6 +145,11 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
     runner.join()
     if "error" in outcome:
         error = outcome["error"]
+        from sandmle.failures import EpisodesFailed
+
+        if isinstance(error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
+            TrainingRun.finish(run.id, state=JobState.FAILED, error=str(error))
+            return True
         TrainingRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
         raise error
     result = outcome["result"]

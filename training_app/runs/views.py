@@ -63,6 +63,7 @@ def training_run_detail(request, run_id):
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
         "config_items": sorted(run.config.items()), "may_cancel": run.may_be_cancelled_by(request.user),
+        "log_dirs": run_log_dirs(run),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
                           metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
     })
@@ -119,3 +120,36 @@ def training_step_trajectories(request, run_id, step):
         raise Http404("no trajectories file for this step")
     return FileResponse(path.open("rb"), content_type="application/x-ndjson", as_attachment=True,
                         filename=f"run-{run.id}-step-{step}-trajectories.jsonl")
+
+
+def run_log_dirs(run: TrainingRun) -> list[dict]:
+    """The trackers the run reports to, each with its folder under output_dir (as sandmle.rl.trackers names it)."""
+    from sandmle.rl.trackers import LOG_DIRS
+
+    root = Path(run.output_dir)
+    return [{"tracker": name, "path": str(root / LOG_DIRS[name]), "exists": (root / LOG_DIRS[name]).is_dir()}
+            for name in (run.config.get("report_to") or []) if name in LOG_DIRS]
+
+
+@role_required(Role.VIEWER)
+def training_run_logs(request, run_id, tracker):
+    """A tracker's log folder as a .tar.gz (TensorBoard opens it unpacked); regular files only, no link followed."""
+    import os
+    import stat
+    import tarfile
+    import tempfile
+
+    run = _run_or_404(run_id)
+    folder = next((Path(entry["path"]) for entry in run_log_dirs(run) if entry["tracker"] == tracker), None)
+    if folder is None or folder.is_symlink() or not folder.is_dir():
+        raise Http404("no log folder for this tracker")
+    archive = tempfile.TemporaryFile()  # removed when the response closes it
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        for parent, dirs, files in os.walk(folder):  # os.walk does not descend into linked folders
+            for name in sorted(files):
+                path = Path(parent) / name
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    tar.add(path, arcname=f"{tracker}/{path.relative_to(folder)}", recursive=False)
+    archive.seek(0)
+    return FileResponse(archive, content_type="application/gzip", as_attachment=True,
+                        filename=f"run-{run.id}-{tracker}.tar.gz")

@@ -25,6 +25,14 @@ from training_app.rollouts import services as rollout_services
 from training_app.runs import services as training_services
 
 DEMO_SEEDS = {"iris": 2, "breast_cancer": 1, "diabetes": 1, "digits": 1}
+# --quick (SANDMLE_DEMO_QUICK=1, CI's run of the README's command): the same pipeline on the smallest inputs.
+QUICK_SEEDS = {"iris": 1}
+
+
+def failures_note(failures: dict | None) -> str:
+    """'; 3 of 10 episodes failed (30%), most often (3): <reason>' for a partly failing job, else ''."""
+    line = (failures or {}).get("line")
+    return f"; {line}" if line else ""
 
 
 def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
@@ -44,7 +52,7 @@ def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
     raise CommandError(f"{label} did not finish within {timeout_s:.0f} s: is the Celery worker running?")
 
 
-def smoke_training_run(*, task_set: TaskSet, user: User, timeout: float, write) -> TrainingRun:
+def smoke_training_run(*, task_set: TaskSet, user: User, timeout: float, write, steps: int = 3) -> TrainingRun:
     """A short GRPO smoke run: a tiny random Qwen3 built here, so the training page has curves without a download
     or a GPU; the page says plainly that the model is random."""
     run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
@@ -55,13 +63,13 @@ def smoke_training_run(*, task_set: TaskSet, user: User, timeout: float, write) 
         if not (model / "config.json").is_file():
             build_tiny_checkpoint(model)
         run = training_services.training_run_create(
-            task_set=task_set, model=str(model), steps=3, group_size=2, tasks_per_step=1, learning_rate=1e-4,
-            max_turns=2, max_response_tokens=16, save_every=3, name="demo GRPO smoke run", user=user, smoke=True)
+            task_set=task_set, model=str(model), steps=steps, group_size=2, tasks_per_step=1, learning_rate=1e-4,
+            max_turns=2, max_response_tokens=16, save_every=steps, name="demo GRPO smoke run", user=user, smoke=True)
         _wait(TrainingRun, run.id, timeout_s=timeout, label=f"training run #{run.id}", write=write)
     last = run.metrics.order_by("-step").first()
     reward = last.metrics.get("reward_mean", 0.0) if last else 0.0
     write(f"training run #{run.id} (smoke run, tiny random model): {run.metrics.count()} GRPO steps, last reward "
-          f"mean {reward:.3g}, {run.checkpoints.count()} checkpoint(s); "
+          f"mean {reward:.3g}, {run.checkpoints.count()} checkpoint(s){failures_note((run.result or {}).get('failures'))}; "
           f"see /training/{run.id}/")
     return run
 
@@ -73,17 +81,31 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for each job")
+        parser.add_argument("--quick", action="store_true",
+                            help="the same jobs on the smallest inputs: one seed's task, one sample, campaign episodes of "
+                                 "at most 3 turns, one GRPO step")
 
-    def handle(self, *args, username, timeout, **options):
+    def handle(self, *args, username, timeout, quick, **options):
+        from sandmle.sandbox import SandboxUnavailable
+        from sandmle.sandbox.self_test import sandbox_self_test
+
         write = self.stdout.write
         user = User.objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"no user {username!r}: run `manage.py createadmin --username {username}` first")
+        # Every episode runs agent code in the sandbox: without one each would fail alike and the demo would report
+        # medal rates of 0 for a reason only the worker log names.
+        try:
+            probe = sandbox_self_test()
+        except SandboxUnavailable as error:
+            raise CommandError(f"the sandbox cannot run agent code here: {error}") from None
+        write(f"sandbox: a step ran in {probe['wall_s'] * 1000:.0f} ms"
+              + ("" if probe["isolated"] else " (NOT isolated: plain subprocess mode)"))
         created = seed_services.seeds_load_bundled()
         write(f"seeds: {Seed.objects.count()} stored ({len(created)} new)")
 
         if not TaskSet.objects.filter(name="demo").exists():
-            for seed_name, count in DEMO_SEEDS.items():
+            for seed_name, count in (QUICK_SEEDS if quick else DEMO_SEEDS).items():
                 run = synthesis_services.synthesis_run_create(seed=Seed.objects.get(name=seed_name), count=count, rng=7,
                                                               user=user)
                 _wait(SynthesisRun, run.id, timeout_s=timeout, label=f"synthesis run #{run.id} ({seed_name})", write=write)
@@ -100,27 +122,29 @@ class Command(BaseCommand):
         batch = RolloutBatch.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
         if batch is None:
             batch = rollout_services.rollout_batch_create(
-                task_set=task_set, scaffold="react", policy="baseline", samples=2, concurrency=2, name="demo baseline", user=user
-            )
+                task_set=task_set, scaffold="react", policy="baseline", samples=1 if quick else 2, concurrency=2,
+                name="demo baseline", user=user)
             _wait(RolloutBatch, batch.id, timeout_s=timeout, label=f"rollout batch #{batch.id}", write=write)
             batch.refresh_from_db()
         summary = ", ".join(f"{key} {value:.3g}" for key, value in batch.summary.items() if isinstance(value, (int, float)))
         summary += f", mean dense reward {batch.summary.get('mean_reward', {}).get('dense', 0.0):.3g}"
-        write(f"rollout batch #{batch.id}: {summary}")
+        write(f"rollout batch #{batch.id}: {summary}{failures_note(batch.summary.get('failures'))}")
 
         # The transfer report's shape on the smallest grid: the baseline policy under all four scaffolds, 2 seeds,
         # on two of the tasks (16 episodes), so the demo stays a few minutes long on two cores.
         if not TaskSet.objects.filter(name="demo-eval").exists():
             task_set_services.task_set_create(name="demo-eval", task_ids=list(task_set.tasks.values_list(
-                "task_id", flat=True).order_by("task_id")[:2]), description="Two demo tasks for the campaign.", user=user)
+                "task_id", flat=True).order_by("task_id")[:1 if quick else 2]), description="Demo tasks for the campaign.",
+                user=user)
         eval_set = TaskSet.objects.get(name="demo-eval")
         campaign = EvalCampaign.objects.filter(task_set=eval_set, state=JobState.SUCCEEDED).first()
         if campaign is None:
             campaign = campaign_services.campaign_create(
-                task_set=eval_set, policies=["baseline"], scaffolds=list(RolloutBatch.Scaffold.values), seeds=2,
-                baseline="baseline", name="demo baseline x scaffolds", user=user)
+                task_set=eval_set, policies=["baseline"], scaffolds=list(RolloutBatch.Scaffold.values), seeds=1 if quick else 2,
+                max_turns=3 if quick else 15, baseline="baseline", name="demo baseline x scaffolds", user=user)
             _wait(EvalCampaign, campaign.id, timeout_s=timeout, label=f"campaign #{campaign.id}", write=write)
             campaign.refresh_from_db()
         medals = {cell["scaffold"]: cell["metrics"]["medal_rate"]["mean"] for cell in campaign.report["cells"]}
-        write(f"campaign #{campaign.id}: medal rate by scaffold " + ", ".join(f"{k} {v:.2f}" for k, v in medals.items()))
-        smoke_training_run(task_set=task_set, user=user, timeout=timeout, write=write)
+        write(f"campaign #{campaign.id}: medal rate by scaffold " + ", ".join(f"{k} {v:.2f}" for k, v in medals.items())
+              + failures_note(campaign.report.get("failures")))
+        smoke_training_run(task_set=task_set, user=user, timeout=timeout, write=write, steps=1 if quick else 3)

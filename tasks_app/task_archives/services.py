@@ -1,0 +1,177 @@
+"""Writes of task-set archives: queue an export or an import, run either on a worker, store imported tasks.
+
+Both carry answers (an export holds each task's private files; an import brings new ones), so the views let only
+reviewers and admins call them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from sandmle.errors import UsageError
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.queues import Queue
+from tasks_app.models import Seed, SynthesizedTask, TaskSet
+from tasks_app.review.difficulty import task_difficulty
+from studio.errors import ServiceError
+from tasks_app.task_archives.models import FORMAT_CHOICES, TaskArchiveImport, TaskSetExport
+
+FORMATS = [value for value, _ in FORMAT_CHOICES]
+IMPORTED_SEED = "imported"
+# An upload is kept on disk until its job has read it; this caps what one request may put there.
+UPLOAD_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise ServiceError(f"expected one of {', '.join(FORMATS)}", field="format")
+
+
+@transaction.atomic
+def task_set_export_create(*, task_set: TaskSet, fmt: str, user=None) -> TaskSetExport:
+    """Queue the build of `task_set` as an archive in `fmt`; an identical finished one is handed back instead."""
+    _check_format(fmt)
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    ready = TaskSetExport.objects.filter(task_set=task_set, format=fmt,
+                                         state=JobState.SUCCEEDED).order_by("-id").first()
+    ids = sorted(task_set.tasks.values_list("task_id", flat=True))
+    if ready is not None and sorted(ready.task_ids) == ids and Path(ready.archive_path).is_file():
+        return ready
+    export = TaskSetExport.objects.create(task_set=task_set, format=fmt, created_by=user, queue=Queue.DEFAULT.value)
+    enqueue(export.task_name(), args=(export.id,), queue=Queue.DEFAULT)
+    return export
+
+
+def task_set_export_execute(*, export_id: int, worker: str = "") -> bool:
+    """Claim a queued export and write its archive under the data dir, beating once per task."""
+    from sandmle.archives.build import build_archive
+
+    if not TaskSetExport.claim(export_id, worker=worker):
+        return False
+    export = TaskSetExport.objects.select_related("task_set").get(id=export_id)
+    tasks = list(export.task_set.tasks.order_by("task_id").values_list("task_id", "bundle_dir"))
+    archive = Path(settings.DATA_DIR) / "exports" / f"{export.id}-{uuid.uuid4().hex[:12]}" / \
+        f"{export.task_set.name}-{export.format}.tar.gz"
+
+    def progress(done: int) -> None:
+        if not TaskSetExport.beat(export.id, progress=done / max(len(tasks), 1), message=f"{done}/{len(tasks)} tasks"):
+            raise _Cancelled()
+
+    try:
+        ids = build_archive([Path(bundle_dir) for _, bundle_dir in tasks], archive, fmt=export.format,
+                            set_name=export.task_set.name, description=export.task_set.description, on_task=progress)
+    except _Cancelled:
+        shutil.rmtree(archive.parent, ignore_errors=True)
+        TaskSetExport.finish(export.id, state=JobState.CANCELLED)
+        return True
+    except Exception as error:
+        shutil.rmtree(archive.parent, ignore_errors=True)
+        TaskSetExport.finish(export.id, state=JobState.FAILED, error=describe_failure(error))
+        raise
+    TaskSetExport.objects.filter(id=export.id).update(archive_path=str(archive), size_bytes=archive.stat().st_size,
+                                                     task_ids=ids)
+    TaskSetExport.finish(export.id, state=JobState.SUCCEEDED)
+    return True
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None) -> TaskArchiveImport:
+    """Keep the uploaded archive under the data dir and queue its import (on the sandbox queue: SandMLE evaluators
+    run there); the upload's size is capped by settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES."""
+    _check_format(fmt)
+    name = Path(getattr(upload, "name", "") or "archive").name[:200]
+    if not name.lower().endswith(UPLOAD_SUFFIXES):
+        raise ServiceError(f"upload a {', '.join(UPLOAD_SUFFIXES)} archive", field="file")
+    if upload.size > settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES:
+        raise ServiceError(f"archives are limited to {settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES} bytes", field="file")
+    folder = Path(settings.DATA_DIR) / "uploads" / uuid.uuid4().hex
+    folder.mkdir(parents=True)
+    path = folder / "archive"
+    with path.open("wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+    with transaction.atomic():
+        job = TaskArchiveImport.objects.create(format=fmt, filename=name, upload_path=str(path), metric=metric[:32],
+                                               created_by=user, queue=Queue.SANDBOX.value)
+        enqueue(job.task_name(), args=(job.id,), queue=Queue.SANDBOX)
+    return job
+
+
+def _imported_seed() -> Seed:
+    seed, _ = Seed.objects.get_or_create(name=IMPORTED_SEED, defaults=dict(
+        source=Seed.Source.IMPORTED, target="", task_type="", metric="", modality="tabular", n_rows=0, n_features=0))
+    return seed
+
+
+def imported_task_store(*, bundle: Path, job: TaskArchiveImport) -> SynthesizedTask:
+    """One imported bundle as a task waiting for review; its rule stays unknown, its spec is the bundle's own."""
+    from sandmle.bundle import bundle_hash, file_hashes
+    from sandmle.grading import load_grading
+
+    grading = load_grading(bundle)
+    task = json.loads((bundle / "task.json").read_text(encoding="utf-8"))
+    spec = task.get("spec") if isinstance(task.get("spec"), dict) else {}
+    ladder = grading.get("ladder") if isinstance(grading.get("ladder"), dict) else {}
+    return SynthesizedTask.objects.create(
+        task_id=bundle.name, run=None, seed=_imported_seed(), status=SynthesizedTask.Status.PENDING_REVIEW,
+        title=f"imported from {job.filename}"[:300], modality=str(spec.get("dna", {}).get("modality", "tabular"))[:16],
+        task_type=str(grading.get("task_type", ""))[:16], metric=str(grading["metric"])[:32],
+        milestones=dict(grading["milestones"]), ladder=ladder, spec=spec,
+        log=[{"stage": "import",
+              "message": f"imported by archive import #{job.id} ({job.format}) from {job.filename}"}],
+        bundle_dir=str(bundle), bundle_sha256=bundle_hash(file_hashes(bundle)),
+        difficulty=task_difficulty(ladder=ladder, metric=str(grading["metric"])),
+    )
+
+
+def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
+    """Claim a queued import; unpack and import each task (refusals listed with their reason), store the rest."""
+    from sandmle.archives.load import import_archive
+
+    if not TaskArchiveImport.claim(import_id, worker=worker):
+        return False
+    job = TaskArchiveImport.objects.get(id=import_id)
+    out_dir = Path(settings.DATA_DIR) / "bundles" / f"import-{job.id}-{uuid.uuid4().hex[:8]}"
+    upload = Path(job.upload_path)
+    try:
+        outcome = import_archive(upload, out_dir, fmt=job.format, metric=job.metric or None)
+    except UsageError as error:  # the archive as a whole: unsafe, unreadable, or no task of its format
+        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=f"archive refused: {error}")
+        shutil.rmtree(upload.parent, ignore_errors=True)
+        return True
+    except Exception as error:
+        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=describe_failure(error))
+        raise
+    imported, refused = [], list(outcome.refused)
+    for bundle in outcome.bundles:
+        if SynthesizedTask.objects.filter(task_id=bundle.name).exists():
+            refused.append({"task": bundle.name, "reason": "a task with this id is already in the studio"})
+            shutil.rmtree(bundle, ignore_errors=True)
+            continue
+        try:
+            with transaction.atomic():
+                imported.append(imported_task_store(bundle=bundle, job=job).task_id)
+        except (UsageError, OSError, ValueError, KeyError) as error:
+            refused.append({"task": bundle.name, "reason": str(error).splitlines()[0][:500]})
+            shutil.rmtree(bundle, ignore_errors=True)
+    TaskArchiveImport.objects.filter(id=job.id).update(summary={"imported": imported, "refused": refused})
+    shutil.rmtree(upload.parent, ignore_errors=True)
+    if imported:
+        TaskArchiveImport.finish(job.id, state=JobState.SUCCEEDED)
+    else:
+        # The reasons stay on the reviewers' page: an importer's message may quote the files, answers included,
+        # and a job's error is shown on the dashboard to every role.
+        TaskArchiveImport.finish(job.id, state=JobState.FAILED,
+                                 error=f"no task could be imported ({len(refused)} refused: see the import's page)")
+    return True

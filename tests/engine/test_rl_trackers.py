@@ -1,0 +1,101 @@
+"""report_to and run_name: TensorBoard event files written for real next to metrics.jsonl by GRPO and SFT runs of a
+tiny Qwen3, read back with TensorBoard's own reader; bad settings and a missing tracker package are named."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from sandmle.rl.config import ConfigError, load_train_config
+from tests.engine.rl_env import make_dummy_tasks, written_token_episode
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+    return build_tiny_checkpoint(tmp_path_factory.mktemp("trackers-tiny") / "checkpoint")
+
+
+def read_events(log_dir):
+    """The scalars and text TensorBoard itself reads from the folder's event files."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(log_dir), size_guidance={"scalars": 0, "tensors": 0})
+    events.Reload()
+    scalars = {tag: [(event.step, event.value) for event in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+    texts = {tag: [event.tensor_proto.string_val[0].decode() for event in events.Tensors(tag)]
+             for tag in events.Tags()["tensors"]}
+    return scalars, texts
+
+
+@pytest.mark.torch
+def test_grpo_writes_tensorboard_events_beside_metrics_jsonl(tmp_path, checkpoint):
+    pytest.importorskip("tensorboard")
+    from sandmle.rl.grpo import train_grpo
+
+    config = load_train_config({
+        "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 1), "output_dir": str(tmp_path / "run"),
+        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_response_tokens": 6, "save_every": 100,
+        "concurrency": 1, "report_to": "tensorboard", "run_name": "grpo-trackers-test"})
+    train_grpo(config, episode_fn=written_token_episode)
+    run = tmp_path / "run"
+    assert (run / "metrics.jsonl").is_file()
+    event_files = list((run / "tensorboard").glob("events.out.tfevents.*"))
+    assert event_files and all(path.stat().st_size > 0 for path in event_files)
+    scalars, texts = read_events(run / "tensorboard")
+    steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [step for step, _ in scalars["train/loss"]] == steps == [1, 2]
+    assert any(tag.startswith("train/reward") for tag in scalars), sorted(scalars)
+    assert json.loads(texts["args/text_summary"][0])["run_name"] == "grpo-trackers-test"
+    assert not (run / "runs").exists()  # transformers' default runs/<date>_<host>/ is not used
+
+
+@pytest.mark.torch
+def test_sft_writes_tensorboard_events_with_the_folder_name_as_default_run_name(tmp_path, checkpoint):
+    pytest.importorskip("tensorboard")
+    from sandmle.rl.sft import train_sft
+
+    data = tmp_path / "sft.jsonl"
+    data.write_text("".join(json.dumps({"messages": [{"role": "user", "content": f"task {i}"},
+                                                      {"role": "assistant", "content": "<answer>ok</answer>"}]}) + "\n"
+                            for i in range(4)))
+    config = load_train_config({"model": str(checkpoint), "dataset": [str(data)], "output_dir": str(tmp_path / "sft-run"),
+                                "steps": 2, "batch_size": 2, "save_every": 100, "report_to": ["tensorboard"]},
+                               kind="sft")
+    train_sft(config)
+    scalars, texts = read_events(tmp_path / "sft-run" / "tensorboard")
+    assert [step for step, _ in scalars["train/loss"]] == [1, 2]
+    assert json.loads(texts["args/text_summary"][0])["run_name"] == "sft-run"
+
+
+def test_report_to_defaults_to_none_and_refuses_bad_values(tmp_path):
+    base = {"model": "m", "tasks": ["t"], "output_dir": str(tmp_path / "run")}
+    assert load_train_config(base).report_to == ["none"] and load_train_config(base).run_name is None
+    for value, words in ((["none", "tensorboard"], "none cannot be combined"), ("mlflow", "expected one or more of"),
+                         (["tensorboard", "tensorboard"], "names one twice"), (7, "expected one or more of")):
+        with pytest.raises(ConfigError) as refused:
+            load_train_config({**base, "report_to": value})
+        assert refused.value.key == "report_to" and words in str(refused.value)
+    with pytest.raises(ConfigError) as refused:
+        load_train_config({**base, "run_name": ""})
+    assert refused.value.key == "run_name"
+
+
+def test_a_tracker_whose_package_is_missing_is_named_before_the_model_loads(tmp_path, monkeypatch):
+    import importlib.util
+
+    from sandmle.rl.trackers import check_trackers
+
+    if importlib.util.find_spec("wandb") is not None:
+        pytest.skip("wandb is installed here")
+    config = load_train_config({"model": "m", "tasks": ["t"], "output_dir": str(tmp_path / "run"), "report_to": "wandb"})
+    with pytest.raises(ConfigError) as refused:
+        check_trackers(config)
+    assert str(refused.value) == "report_to: wandb is not installed on this machine (pip install wandb)"
