@@ -26,6 +26,8 @@ MISSING = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
 # The child needs the interpreter and the csv module only; 512 MiB of address space is ample and bounds it.
 CHILD_ADDRESS_SPACE = 512 << 20
 MAX_FIELD_BYTES = 16 << 20  # one cell; csv's default (128 KiB) refuses long text cells
+# The DNA sample is parsed as a seed (at most 20 MiB); a wide table's sample keeps fewer rows to stay well under it.
+MAX_SAMPLE_BYTES = 4 << 20
 
 
 def _rows(source, header: list[str], target_at: int):
@@ -68,6 +70,9 @@ def split_rows(csv_path: Path, *, target: str, out_dir: Path, rows: int | None, 
     source, header, target_at = _open_table(csv_path, target)
     with source:
         kept = sum(1 for _ in _rows(source, header, target_at))
+        # The reservoir holds about MAX_SAMPLE_BYTES of lines whatever the table's width.
+        bytes_per_row = max(1.0, source.tell() / max(kept, 1))
+    sample_rows = max(1, min(sample_rows, int(MAX_SAMPLE_BYTES / bytes_per_row)))
     n_test_wanted = max(1, int(kept * TEST_SHARE))
     if kept - n_test_wanted < 1:
         raise UsageError(f"--csv: the table has {kept} rows with a target; too few to split into train and test")
@@ -96,7 +101,12 @@ def split_rows(csv_path: Path, *, target: str, out_dir: Path, rows: int | None, 
             elif rows is None or n_train < rows:
                 train.writerow(full)
                 n_train += 1
-    return {"train_rows": n_train, "test_rows": n_test, "sample": _line(header) + "".join(sample)}
+    draw.shuffle(sample)  # any prefix of a shuffled uniform sample is a uniform sample
+    kept_bytes, cut = len(_line(header)), 0
+    while cut < len(sample) and kept_bytes + len(sample[cut]) <= MAX_SAMPLE_BYTES:
+        kept_bytes += len(sample[cut])
+        cut += 1
+    return {"train_rows": n_train, "test_rows": n_test, "sample": _line(header) + "".join(sample[:cut])}
 
 
 def _cap_address_space() -> None:
@@ -130,8 +140,19 @@ def main() -> int:
         message = str(error) if isinstance(error, UsageError) else f"--csv: the table could not be read: {error}"
         print(message.splitlines()[0], file=sys.stderr)
         return 2
+    result["peak_mb"] = _peak_mb()
     sys.stdout.write(json.dumps(result))
     return 0
+
+
+def _peak_mb() -> float | None:
+    """This process's own peak resident memory since exec (VmHWM; ru_maxrss would count the forked parent's)."""
+    try:
+        with open("/proc/self/status") as status:
+            line = next(line for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return None
+    return int(line.split()[1]) / 1024
 
 
 if __name__ == "__main__":
