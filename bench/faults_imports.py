@@ -93,6 +93,25 @@ def hostile_imports() -> dict:
                 shutil.copytree(root / "data" / tid, root / "data" / bad)
             attempts.append(("mlebench", traversal,
                              lambda root, out: mlebench.import_competition(root / "competitions" / tid, out)))
+        def answers_at(path_of):
+            def breaks(root, h):
+                config_path = root / "competitions" / tid / "config.yaml"
+                config = yaml.safe_load(config_path.read_text())
+                config["dataset"]["answers"] = path_of(h)
+                config_path.write_text(yaml.safe_dump(config))
+            return breaks
+        for path_of in (lambda h: str(h / "answers.csv"), lambda h: "../../../host/answers.csv"):
+            attempts.append(("mlebench", answers_at(path_of),
+                             lambda root, out: mlebench.import_competition(root / "competitions" / tid, out)))
+        dojo = lambda root, out: mledojo.import_competition(root / "loan-default", out, metric="auc")  # noqa: E731
+
+        def hard_link(root, h):
+            description = root / "loan-default" / "data" / "public" / "description.txt"
+            description.unlink()
+            os.link(h / "secret.txt", description)
+        attempts.append(("mledojo", hard_link, dojo))
+        attempts.append(("mledojo", lambda root, h: os.mkfifo(root / "loan-default" / "data" / "public" / "s.csv"),
+                         dojo))
         for index, (fmt, breaks, call) in enumerate(attempts):
             case_dir = scratch / f"case-{index}"
             host = case_dir / "host"
