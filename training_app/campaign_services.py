@@ -16,6 +16,7 @@ from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app.models import TaskSet
 from tasks_app.services import ServiceError
+from training_app.model_roots import allowed_policy
 from training_app.models import CampaignEpisode, EvalCampaign
 
 # The spec fields a caller sets; the task paths always come from the task set.
@@ -36,6 +37,9 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
     """Validate with the engine's own checks (its UsageError names the field) and queue the campaign."""
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
+    if user is not None:  # local checkpoints only from the model roots, and only those the user may use
+        resolved = {policy: allowed_policy(policy, user=user, field="policies") for policy in policies}
+        policies, baseline = [resolved[policy] for policy in policies], resolved.get(baseline, baseline)
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
               "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
               "temperature": float(temperature)}

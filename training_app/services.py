@@ -15,14 +15,16 @@ from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
 from tasks_app.models import SynthesizedTask, TaskSet
 from tasks_app.services import ServiceError
+from training_app.model_roots import allowed_policy
 from training_app.models import RolloutBatch, Trajectory
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")
 
 
-def _check_policy(policy: str) -> None:
+def _check_policy(policy: str, *, user=None) -> str:
+    """The policy as it will run (an `hf:` path made real, inside the model roots), or a ServiceError."""
     if policy == "baseline":
-        return
+        return policy
     if policy.startswith("openai:"):
         model, _, url = policy[len("openai:"):].partition("@")
         if not model or not url.startswith(("http://", "https://")):
@@ -30,9 +32,9 @@ def _check_policy(policy: str) -> None:
         refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
         if refusal:
             raise ServiceError(refusal, field="policy")
-        return
+        return policy
     if policy.startswith("hf:") and len(policy) > 3:
-        return
+        return allowed_policy(policy, user=user) if user is not None else policy
     raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
 
 
@@ -46,7 +48,7 @@ def rollout_batch_create(
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
     if feedback not in RolloutBatch.Feedback.values:
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Feedback.values)}", field="feedback")
-    _check_policy(policy)
+    policy = _check_policy(policy, user=user)
     if not 1 <= samples <= 64:
         raise ServiceError("samples per task must be between 1 and 64", field="samples")
     if not 1 <= concurrency <= 32:
@@ -104,7 +106,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
 
     def episodes() -> None:
         try:
-            _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
+            _check_policy(batch.policy, user=batch.created_by)  # again in the worker: the allow-list may have changed since the batch was made
             config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
             # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
             options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}

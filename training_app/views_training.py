@@ -13,6 +13,7 @@ from studio.paging import bad_page_is_400, paginate
 from tasks_app import selectors as task_selectors
 from tasks_app.services import ServiceError
 from training_app import training_services as services
+from training_app.model_roots import model_choices
 from training_app.models import TrainingRun
 from training_app.training_forms import TrainingRunForm
 
@@ -21,13 +22,14 @@ from training_app.training_forms import TrainingRunForm
 @bad_page_is_400
 def training_run_list(request):
     names = list(task_selectors.task_set_list().values_list("name", flat=True))
-    form = TrainingRunForm(task_set_names=names)
+    offered = model_choices(request.user) if has_role(request.user, Role.CURATOR) else []
+    form = TrainingRunForm(task_set_names=names, model_options=offered)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
             return render(request, "403.html", {"reason": "Launching training runs needs the curator role."},
                           status=403)
-        form = TrainingRunForm(request.POST, task_set_names=names)
+        form = TrainingRunForm(request.POST, task_set_names=names, model_options=offered)
         if form.is_valid():
             fields = form.launch_values()
             task_set = task_selectors.task_set_get(name=fields.pop("task_set"))

@@ -4,6 +4,7 @@ function trains it for real, and curator and viewer read its curves, steps, chec
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,10 @@ def tiny_model(tmp_path_factory):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 
-    return build_tiny_checkpoint(tmp_path_factory.mktemp("tiny-qwen3") / "tiny")
+    from django.conf import settings
+
+    # Under the data directory's models/: a curator may train only from the model roots (training_app/model_roots.py).
+    return build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path_factory.mktemp("tiny-qwen3").name)
 
 
 def fill_launch_form(page, *, model: str) -> None:
