@@ -103,10 +103,17 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     finished: queue.Queue = queue.Queue()
     outcome: dict = {}
     cancelled = threading.Event()
+    if batch.created_by_id and batch.policy.startswith("hf:"):
+        # In the job's thread (the database is this thread's): may the creator still load this checkpoint?
+        try:
+            _check_policy(batch.policy, user=batch.created_by)
+        except ServiceError as error:
+            RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"policy: {error}")
+            return True
 
     def episodes() -> None:
         try:
-            _check_policy(batch.policy, user=batch.created_by)  # again in the worker: the allow-list may have changed since the batch was made
+            _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
             config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns)
             # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
             options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
