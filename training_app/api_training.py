@@ -17,6 +17,7 @@ from training_app.job_api import JobCancelApi, job_launch
 from training_app import training_services as services
 from training_app.filters import TrainingRunFilter
 from training_app.models import TrainingRun
+from training_app.training_selectors import training_run_shown_config
 
 
 class TrainingRunInput(serializers.Serializer):
@@ -52,11 +53,16 @@ class CheckpointOutput(serializers.Serializer):
 class TrainingRunOutput(serializers.ModelSerializer):
     task_set = serializers.CharField(source="task_set.name")
     checkpoints = serializers.SerializerMethodField()
+    config = serializers.SerializerMethodField(help_text="the resolved config; its tasks named by task id")
 
     class Meta:
         model = TrainingRun
         fields = ["id", "name", "kind", "task_set", "config", "queue", "state", "progress", "progress_message",
                   "error", "smoke_model", "checkpoints", "created_at", "started_at", "finished_at"]
+
+    @extend_schema_field(serializers.DictField())
+    def get_config(self, run) -> dict:
+        return training_run_shown_config(run)
 
     @extend_schema_field(CheckpointOutput(many=True))
     def get_checkpoints(self, run) -> list[dict]:
@@ -65,7 +71,8 @@ class TrainingRunOutput(serializers.ModelSerializer):
 
 def _runs():
     # Checkpoints in one query per page, not one per row; the trainer's result JSON is not part of a row.
-    return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints").defer("result")
+    return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints", "task_set__tasks") \
+        .defer("result")
 
 
 class TrainingRunListApi(ListAPIView):

@@ -16,6 +16,7 @@ from training_app import training_services as services
 from training_app.model_roots import model_choices
 from training_app.models import TrainingRun
 from training_app.training_forms import TrainingRunForm
+from training_app.training_selectors import training_run_shown_config
 
 
 @role_required(Role.VIEWER)
@@ -63,7 +64,7 @@ def training_run_detail(request, run_id):
     metrics = list(run.metrics.all())
     return render(request, "training/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
-        "config_items": sorted(run.config.items()), "may_cancel": run.may_be_cancelled_by(request.user),
+        "config_items": sorted(training_run_shown_config(run).items()), "may_cancel": run.may_be_cancelled_by(request.user),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
                           metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
     })
