@@ -182,7 +182,8 @@ def latency_upload_memory(megabytes: int | None = None) -> dict:
         size_mb = table.stat().st_size / 2**20
         figures = {}
         for mode in ("streamed", "whole"):
-            done = subprocess.run([sys.executable, "-c", _HOST_SIDE, str(table), str(small), "target", mode], capture_output=True,
+            done = subprocess.run([sys.executable, "-c", _HOST_SIDE, str(table), str(small), "target", mode],
+                                  capture_output=True,
                                   text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=1800)
             if done.returncode != 0:
                 raise RuntimeError(done.stderr[-2000:])

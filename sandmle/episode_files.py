@@ -155,7 +155,8 @@ class EpisodeDir:
         finally:
             os.close(fd)
         if len(data) > max_bytes:
-            raise RefusedFile(f"{'/'.join(_components(relative))} is larger than {_megabytes(max_bytes)}; it was not read")
+            name = "/".join(_components(relative))
+            raise RefusedFile(f"{name} is larger than {_megabytes(max_bytes)}; it was not read")
         return data
 
     def _check_regular(self, name: str, info: os.stat_result, max_bytes: int) -> None:

@@ -2,8 +2,8 @@
 address space is capped, so a curator's upload cannot take the worker's memory whatever its size or shape.
 
 The child streams the CSV twice: rows without a target are dropped, a fifth of the rest (drawn at random) go to
-test.csv and the others to train.csv (up to `rows`), an `id` column is added when the table has none, and a uniform random sample of rows
-(reservoir sampling, kept as encoded lines) is returned for the synthesized twin's DNA.
+test.csv and the others to train.csv (up to `rows`), an `id` column is added when the table has none, and a uniform
+random sample of rows (reservoir sampling, kept as encoded lines) is returned for the synthesized twin's DNA.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ def _size(n: int) -> str:
 
 
 def table_quota_bytes() -> int:
-    return int(getattr(settings, "SANDMLE_LATENCY_TABLE_QUOTA_BYTES", 2 << 30))
+    return int(settings.SANDMLE_LATENCY_TABLE_QUOTA_BYTES)
 
 
 def table_bytes_kept(user) -> int:

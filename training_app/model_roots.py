@@ -30,7 +30,7 @@ def _under(path: Path, root: Path) -> bool:
 
 
 def allowed_model_path(path: str, *, user=None, field: str = "model") -> str:
-    """The checkpoint's real path if `user` may use it; else a ServiceError on `field` that tells nothing of the disk."""
+    """The checkpoint's real path if `user` may use it; else a ServiceError on `field` telling nothing of the disk."""
     text = (path or "").strip()
     if not text or "\x00" in text:
         raise ServiceError(OUTSIDE, field=field)

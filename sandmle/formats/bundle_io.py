@@ -63,8 +63,8 @@ def _validated_numbers(thresholds: dict, leaderboard_scores: list | None, ladder
     checked = {"is_lower_better": flag(thresholds["is_lower_better"], field_name="is_lower_better")}
     for name in ("gold", "silver", "bronze", "median"):
         checked[name] = finite_number(thresholds[name], field_name=f"{name}_threshold")
-    scores = None if leaderboard_scores is None else [
-        finite_number(score, field_name=f"leaderboard score {rank}") for rank, score in enumerate(leaderboard_scores, 1)]
+    scores = None if leaderboard_scores is None else [finite_number(score, field_name=f"leaderboard score {rank}")
+                                                      for rank, score in enumerate(leaderboard_scores, 1)]
     if ladder is not None:
         if not isinstance(ladder, dict):
             raise UsageError(f"ladder: expected an object of name: score, got {type(ladder).__name__}")
@@ -107,8 +107,8 @@ def imported_bundle(out_dir: Path, *, task_id: str, public: PublicFiles, answers
         answers.to_csv(staging / "private" / "answers.csv", index=False)
         grading = _grading(answers, sample_columns, metric_name, thresholds)
         # HumanRank's reference scores: the source's ladder, else its leaderboard, else the four thresholds.
-        grading["ladder"] = ladder or {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)} \
-            or dict(grading["milestones"])
+        board = {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)}
+        grading["ladder"] = ladder or board or dict(grading["milestones"])
         write_json(grading, staging / "private" / "grading.json")
         write_json({"description": f"imported from a {source_format} competition; its hidden rule is not known"},
                    staging / "private" / "rule.json")

@@ -129,7 +129,7 @@ def _add_to_id_list(out_dir: Path, task_id: str) -> None:
 
 
 def _task_folder(source: Path, limits: SourceLimits | None) -> tuple[SourceFolder, str]:
-    """The task's public folder and id: SRC is `<id>/` (holding prepared/public), that public folder, or a flat folder."""
+    """The task's public folder and id: SRC is `<id>/` (holding prepared/public), that folder, or a flat folder."""
     folder = SourceFolder(source, label="SRC", limits=limits)
     if folder.is_dir("prepared/public"):
         return folder.sub("prepared/public"), plain_id(folder.root.name, field_name="SRC's folder name")

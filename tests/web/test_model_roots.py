@@ -84,7 +84,8 @@ def test_a_curator_uses_their_own_checkpoints_and_the_offered_models_only(api_fo
         assert api_for("curator").post("/api/training-runs/", LAUNCH | {"model": own}, format="json").status_code == 201
         assert api_for("admin").post("/api/training-runs/", LAUNCH | {"model": own}, format="json").status_code == 201
         batch = api_for("curator").post("/api/rollout-batches/", {"task_set": "web-set", "scaffold": "react",
-                                                                  "policy": f"hf:{others}", "samples": 1}, format="json")
+                                                                  "policy": f"hf:{others}", "samples": 1},
+                                        format="json")
     assert batch.status_code == 400 and batch.json()["policy"] == ["not one of your training runs' checkpoints"]
     # The page offers the curator's own checkpoints, never the admin's.
     page = client_for("curator").get("/training/").content.decode()
