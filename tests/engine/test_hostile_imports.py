@@ -248,3 +248,18 @@ def test_mledojo_leaderboard_numbers_are_checked(sources, tmp_path):
     out = tmp_path / "out"
     assert_refused(lambda: mledojo.import_competition(root / "loan-default", out, metric="auc"), out,
                    "expected a finite number")
+
+
+@pytest.mark.parametrize("fmt", ["mledojo", "sandmle"])
+def test_ids_from_folder_names_are_plain_names_too(sources, tmp_path, fmt):
+    root = copy_source(sources, tmp_path, fmt)
+    if fmt == "mledojo":
+        source = root / ".hidden"
+        (root / "loan-default").rename(source)
+        call = lambda out: mledojo.import_competition(source, out, metric="auc")  # noqa: E731
+    else:
+        source = root / "two words"
+        (root / task_id(sources)).rename(source)
+        call = lambda out: sandmle_layout.import_folder(source, out)  # noqa: E731
+    out = tmp_path / "out"
+    assert_refused(lambda: call(out), out, "not a plain name")
