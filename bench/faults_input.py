@@ -2,8 +2,10 @@
 """Bad input figures for issue 11: the schemathesis fuzz of the REST API as each role and the catalogue of bad seed
 uploads, run against a fresh SQLite database through the real WSGI app.
 
-run() returns fuzz_cases, server_errors, unexplained_4xx, bad_uploads_tried and bad_uploads_refused; as a script it
-prints them as RESULT lines (targets: fuzz_cases >= 500, server_errors = 0, bad_uploads_refused = bad_uploads_tried)."""
+run() returns fuzz_cases, server_errors, unexplained_4xx, bad_uploads_tried and bad_uploads_refused, and from
+bench/faults_imports.py hostile_imports_tried/refused and the latency upload's peak_mb_per_upload_mb (beside the
+whole-table read's); as a script it prints them as RESULT lines (targets: fuzz_cases >= 500, server_errors = 0,
+bad_uploads_refused = bad_uploads_tried, hostile_imports_refused = hostile_imports_tried, peak_mb_per_upload_mb <= 2)."""
 
 from __future__ import annotations
 
@@ -109,9 +111,11 @@ def _bad_uploads(studio: dict) -> dict:
 
 
 def run() -> dict:
+    from bench.faults_imports import hostile_imports, latency_upload_memory
+
     call_command("migrate", verbosity=0)
     studio = _studio()
-    return {**_fuzz(studio), **_bad_uploads(studio)}
+    return {**_fuzz(studio), **_bad_uploads(studio), **hostile_imports(), **latency_upload_memory()}
 
 
 if __name__ == "__main__":

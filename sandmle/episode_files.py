@@ -113,8 +113,8 @@ class EpisodeDir:
     def exists(self, relative: str | os.PathLike) -> bool:
         return self.lstat(relative) is not None
 
-    def read_bytes(self, relative: str | os.PathLike, *, max_bytes: int) -> bytes:
-        """The file's bytes if it is a regular, singly linked file inside the directory of at most max_bytes."""
+    def open_regular(self, relative: str | os.PathLike, *, max_bytes: int) -> int:
+        """A read-only fd of a regular, singly linked file inside the directory of at most max_bytes (caller closes)."""
         parts = _components(relative)
         name = "/".join(parts)
         parent = self._open_parent(parts)
@@ -135,6 +135,15 @@ class EpisodeDir:
             if _identity(opened) != _identity(info):
                 raise RefusedFile(f"{name} changed while it was being opened")
             self._check_regular(name, opened, max_bytes)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def read_bytes(self, relative: str | os.PathLike, *, max_bytes: int) -> bytes:
+        """The file's bytes if it is a regular, singly linked file inside the directory of at most max_bytes."""
+        fd = self.open_regular(relative, max_bytes=max_bytes)
+        try:
             chunks, remaining = [], max_bytes + 1
             while remaining > 0:
                 chunk = os.read(fd, min(remaining, 1 << 20))
@@ -146,6 +155,7 @@ class EpisodeDir:
         finally:
             os.close(fd)
         if len(data) > max_bytes:
+            name = "/".join(_components(relative))
             raise RefusedFile(f"{name} is larger than {_megabytes(max_bytes)}; it was not read")
         return data
 

@@ -13,11 +13,11 @@ from typing import Callable
 from sandmle.errors import UsageError
 
 FULL_ROWS = 200_000
-# A real table for the study is read whole by the host and by every pipeline; beyond this it is refused, not sampled.
+# A real table for the study is streamed by the host (latency_table.py) and read whole by every sandboxed pipeline;
+# beyond this it is refused, not sampled.
 LARGE_CSV_MAX_BYTES = 1 << 30
 HEAD_CHECK_BYTES = 4 << 20  # the head of a large table is checked as a seed would be before the whole is parsed
 DNA_SAMPLE_ROWS = 5000  # the synthesized twin's DNA comes from a random sample of the table, not from its first rows
-TEST_SHARE = 0.2
 SPEC_ATTEMPTS = 4
 # Reference pipelines as an agent would write them: read the public files, fit, predict, write a file. The target
 # is the train column test.csv lacks; classification when it is text or has few distinct values.
@@ -191,38 +191,6 @@ def check_table(csv_path: Path, *, target: str, max_bytes: int = LARGE_CSV_MAX_B
         raise UsageError(f"--{'target' if error.field == 'target' else 'csv'}: {error}") from None
 
 
-def _read_large_table(csv_path: Path, *, target: str, max_bytes: int):
-    """The whole table, after check_table; rows without a target are dropped."""
-    import pandas as pd
-
-    check_table(csv_path, target=target, max_bytes=max_bytes)
-    try:
-        frame = pd.read_csv(csv_path, encoding="utf-8-sig", low_memory=False)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
-        raise UsageError(f"--csv: the table could not be read: {str(error).splitlines()[0]}") from None
-    frame.columns = [str(name).strip() for name in frame.columns]
-    return frame[frame[target].notna()].reset_index(drop=True)
-
-
-def _table_bundle(frame, *, target: str, out_dir: Path, rows: int | None) -> tuple[Path, int]:
-    """The real table as a task's public files: train.csv with the target, test.csv without it, an `id` column."""
-    import numpy as np
-
-    order = np.random.default_rng(0).permutation(len(frame))
-    frame = frame.iloc[order].reset_index(drop=True)
-    if "id" not in frame.columns:
-        frame.insert(0, "id", [f"row_{index}" for index in range(len(frame))])
-    n_test = max(1, int(len(frame) * TEST_SHARE))
-    train, test = frame.iloc[n_test:], frame.iloc[:n_test].drop(columns=[target])
-    if rows is not None:
-        train = train.iloc[:rows]
-    public = Path(out_dir) / "public"
-    public.mkdir(parents=True)
-    train.to_csv(public / "train.csv", index=False)
-    test.to_csv(public / "test.csv", index=False)
-    return Path(out_dir), len(train)
-
-
 def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, seeds: int = 3, rng: int = 0,
                       pipelines: dict[str, str] | None = None, timeout_s: float = 600.0, memory_mb: int = 4096,
                       max_bytes: int = LARGE_CSV_MAX_BYTES, progress: Callable[[int, int, str], None] | None = None,
@@ -231,29 +199,32 @@ def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, s
     synthesized twin is a task made from the table's DNA at SandMLE's size (50-200 rows). Same pipelines, same
     sandbox; speedup = median step time on the real table / on the twin."""
     from sandmle.dna import extract_dna
+    from sandmle.latency_table import split_rows_bounded
     from sandmle.seeds import SeedError, load_csv_seed
     from sandmle.synth.pipeline import build_bundle
 
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):
         raise UsageError(f"--rows: {rows!r} must be a whole number of at least 1")
     pipelines = _check_study(seeds, pipelines)
-    frame = _read_large_table(csv_path, target=target, max_bytes=max_bytes)
-    sample = frame.sample(n=min(len(frame), DNA_SAMPLE_ROWS), random_state=rng)
+    check_table(csv_path, target=target, max_bytes=max_bytes)
     name = Path(csv_path).stem.lower().replace(" ", "_")[:60] or "table"
-    try:
-        dna = extract_dna(load_csv_seed(sample.to_csv(index=False).encode(), target=target, name=name))
-    except SeedError as error:
-        raise UsageError(f"--csv: {error}") from None
-    try:
-        spec = spec_from_dna(dna, seed_name=name, rng=rng)
-    except UsageError as error:
-        raise UsageError(f"--csv: {error}") from None
     with tempfile.TemporaryDirectory(prefix="sandmle-latency-tasks-") as scratch:
-        full_dir, full_rows = _table_bundle(frame, target=target, out_dir=Path(scratch) / "full", rows=rows)
+        # The whole table never sits in this process: a capped child streams it into the full-scale files.
+        split = split_rows_bounded(csv_path, target=target, out_dir=Path(scratch) / "full", rows=rows,
+                                   sample_rows=DNA_SAMPLE_ROWS, rng=rng)
+        try:
+            dna = extract_dna(load_csv_seed(split["sample"].encode(), target=target, name=name))
+        except SeedError as error:
+            raise UsageError(f"--csv: {error}") from None
+        try:
+            spec = spec_from_dna(dna, seed_name=name, rng=rng)
+        except UsageError as error:
+            raise UsageError(f"--csv: {error}") from None
+        full_rows = split["train_rows"]
         if full_rows <= spec.n_train:
             raise UsageError(f"--csv: the table gives {full_rows} training rows; the full-scale side needs more than "
                              f"the synthesized {spec.n_train}")
-        bundles = {"full": full_dir, "synth": build_bundle(spec, Path(scratch) / "synth")}
+        bundles = {"full": Path(scratch) / "full", "synth": build_bundle(spec, Path(scratch) / "synth")}
         runs, complete = _run_study(bundles, seeds=seeds, pipelines=pipelines, timeout_s=timeout_s,
                                     memory_mb=memory_mb, progress=progress, should_stop=should_stop)
     return _summary(runs, task_id=spec.task_id, source="csv", table=Path(csv_path).name, target=target,

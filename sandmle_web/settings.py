@@ -252,6 +252,10 @@ SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
 # The hosts synthesis runs and openai: rollout policies may be pointed at (the key and rule prompts go there);
 # empty means only SANDMLE_LLM_URL's host (sandmle_web.llm_hosts).
 SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
+# Checkpoint folders the studio offers besides the data directory's training/ and models/ (training_app/shared/model_roots.py).
+SANDMLE_MODEL_ROOTS = envlist("SANDMLE_MODEL_ROOTS", [])
+# What one user's unfinished latency studies may keep in uploaded tables (training_app/latency_uploads.py).
+SANDMLE_LATENCY_TABLE_QUOTA_BYTES = envint("SANDMLE_LATENCY_TABLE_QUOTA_BYTES", 2 << 30)
 
 # Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review.services).
 SANDMLE_REVIEW_MIN_APPROVALS = max(1, envint("SANDMLE_REVIEW_MIN_APPROVALS", 1))

@@ -1,4 +1,4 @@
-"""`sandmle export`: write task bundles in MLE-bench's or SandMLE's layout."""
+"""`sandmle export`: write task bundles in MLE-bench's or SandMLE's released layout."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def run(args) -> int:
     exporter = mlebench.export_task if args.format == "mlebench" else sandmle_layout.export_task
     for task_dir in args.task_dirs:
         print(exporter(task_dir, args.out))
+    if args.format == "sandmle":
+        print(f"{args.out / sandmle_layout.ID_LIST_FILE} lists the task ids. WARNING: in SandMLE's layout answer.csv "
+              "sits in the folder the agent reads (the released code's choice; our sandbox never does that): see "
+              f"{args.out / sandmle_layout.NOTE_FILE}")
     if args.format == "mlebench":
         print(f"copy {args.out / 'competitions'}/* into mlebench/competitions/ and use {args.out / 'data'} "
               f"as MLE-bench's data directory")

@@ -9,7 +9,8 @@ from pathlib import Path
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("import", help="import a prepared MLE-bench, MLE-Dojo or SandMLE competition")
     parser.add_argument("source", type=Path, metavar="SRC",
-                        help="mlebench: a competitions/<id> folder; mledojo: a prepared competition; sandmle: its folder")
+                        help="mlebench: a competitions/<id> folder; mledojo: a prepared competition; sandmle: a "
+                             "task's <id>/ folder in SandMLE's layout (holding prepared/public/), or that folder")
     parser.add_argument("--format", required=True, choices=("mlebench", "mledojo", "sandmle"))
     parser.add_argument("--out", required=True, type=Path, help="folder the bundle is written into (as OUT/<id>)")
     parser.add_argument("--data", type=Path, help="mlebench: its data directory (default: SRC/../../data)")

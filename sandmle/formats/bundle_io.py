@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+import os
+import tempfile
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
 
 from sandmle.bundle import bundle_hash, file_hashes, write_json
+from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
+from sandmle.formats.source_files import PublicFiles, finite_number, flag, plain_id
 from sandmle.metrics import METRICS, get_metric
 
 # Names other layouts give our metrics (MLE-bench graders and MLE-Dojo configs spell them their own way).
@@ -55,40 +58,67 @@ def _grading(answers: pd.DataFrame, sample_columns: list[str], metric_name: str,
             "milestones": {name: float(thresholds[name]) for name in ("gold", "silver", "bronze", "median")}}
 
 
-def imported_bundle(task_dir: Path, *, task_id: str, public_dir: Path, answers: pd.DataFrame, metric_name: str,
+def _validated_numbers(thresholds: dict, leaderboard_scores: list | None, ladder: dict | None) -> tuple:
+    """Every number the source gave, checked now: one bad value would otherwise fail every later grade of the task."""
+    checked = {"is_lower_better": flag(thresholds["is_lower_better"], field_name="is_lower_better")}
+    for name in ("gold", "silver", "bronze", "median"):
+        checked[name] = finite_number(thresholds[name], field_name=f"{name}_threshold")
+    scores = None if leaderboard_scores is None else [finite_number(score, field_name=f"leaderboard score {rank}")
+                                                      for rank, score in enumerate(leaderboard_scores, 1)]
+    if ladder is not None:
+        if not isinstance(ladder, dict):
+            raise UsageError(f"ladder: expected an object of name: score, got {type(ladder).__name__}")
+        ladder = {str(name)[:200]: finite_number(score, field_name=f"ladder[{str(name)[:40]!r}]")
+                  for name, score in ladder.items()}
+    return checked, scores, ladder
+
+
+def imported_bundle(out_dir: Path, *, task_id: str, public: PublicFiles, answers: pd.DataFrame, metric_name: str,
                     thresholds: dict, leaderboard_scores: list[float] | None, ladder: dict | None,
                     description: str | None, source_format: str) -> Path:
-    """Write the bundle; answers go only to private/, answer-like files of the source never reach public/."""
-    task_dir = Path(task_dir)
-    if task_dir.exists():
-        raise UsageError(f"--out: {task_dir.name} already exists there")
+    """Write OUT/<id>; answers go only to private/, answer-like files of the source never reach public/.
+
+    The bundle is built in a hidden folder beside its place and renamed there at the end, so a refused import
+    leaves nothing behind.
+    """
+    task_id = plain_id(task_id, field_name="id")
+    out_dir = Path(out_dir)
+    task_dir = out_dir / task_id
+    if task_dir.exists() or task_dir.is_symlink():
+        raise UsageError(f"--out: {task_id} already exists there")
     metric_name = metric_by_name(metric_name)
-    sample = Path(public_dir) / "sample_submission.csv"
-    if not sample.is_file():
+    thresholds, leaderboard_scores, ladder = _validated_numbers(thresholds, leaderboard_scores, ladder)
+    if "sample_submission.csv" not in public.names():
         raise UsageError("SRC: no sample_submission.csv among the public files")
-    sample_columns = [str(c) for c in pd.read_csv(sample, nrows=0).columns]
-    (task_dir / "private").mkdir(parents=True)
-    for path in sorted(Path(public_dir).rglob("*")):
-        if path.is_symlink() or not path.is_file() or path.name.lower() in PRIVATE_NAMES:
-            continue
-        target = task_dir / "public" / path.relative_to(public_dir)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-    if description is not None:
-        (task_dir / "public" / "description.md").write_text(description, encoding="utf-8")
-    answers = answers.copy()
-    if "leaderboard" not in answers.columns:
-        answers["leaderboard"] = public_split(answers[answers.columns[0]])
-    answers.to_csv(task_dir / "private" / "answers.csv", index=False)
-    grading = _grading(answers, sample_columns, metric_name, thresholds)
-    # HumanRank's reference scores: the source's ladder, else its leaderboard, else the four thresholds themselves.
-    grading["ladder"] = ladder or {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)} \
-        or dict(grading["milestones"])
-    write_json(grading, task_dir / "private" / "grading.json")
-    write_json({"description": f"imported from a {source_format} competition; its hidden rule is not known"},
-               task_dir / "private" / "rule.json")
-    hashes = file_hashes(task_dir)
-    write_json({"task_id": task_id, "generator_version": f"imported-{source_format}", "imported": True,
-                "source_format": source_format, "spec": {}, "bundle_sha256": bundle_hash(hashes), "files": hashes},
-               task_dir / "task.json")
+    folder, relative = public.files["sample_submission.csv"]
+    sample_columns = [str(c) for c in folder.read_csv(relative, nrows=0).columns]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".importing-{task_id}-", dir=out_dir))
+    try:
+        (staging / "private").mkdir()
+        agent_files = PublicFiles({target: source for target, source in public.files.items()
+                                   if PurePosixPath(target).name.lower() not in PRIVATE_NAMES})
+        agent_files.copy_into(staging / "public")
+        if description is not None:
+            (staging / "public" / "description.md").write_text(description, encoding="utf-8")
+        answers = answers.copy()
+        if "leaderboard" not in answers.columns:
+            answers["leaderboard"] = public_split(answers[answers.columns[0]])
+        answers.to_csv(staging / "private" / "answers.csv", index=False)
+        grading = _grading(answers, sample_columns, metric_name, thresholds)
+        # HumanRank's reference scores: the source's ladder, else its leaderboard, else the four thresholds.
+        board = {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)}
+        grading["ladder"] = ladder or board or dict(grading["milestones"])
+        write_json(grading, staging / "private" / "grading.json")
+        write_json({"description": f"imported from a {source_format} competition; its hidden rule is not known"},
+                   staging / "private" / "rule.json")
+        hashes = file_hashes(staging)
+        write_json({"task_id": task_id, "generator_version": f"imported-{source_format}", "imported": True,
+                    "source_format": source_format, "spec": {}, "bundle_sha256": bundle_hash(hashes),
+                    "files": hashes}, staging / "task.json")
+        os.chmod(staging, 0o755)
+        os.rename(staging, task_dir)
+    except BaseException:
+        remove_tree(staging)
+        raise
     return task_dir

@@ -14,6 +14,7 @@ from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import imported_bundle
 from sandmle.formats.grade_template import grade_source, prepare_source
 from sandmle.formats.leaderboard import leaderboard_for, thresholds_from_leaderboard
+from sandmle.formats.source_files import PublicFiles, SourceFolder, SourceLimits, finite_number, inside_path, plain_id
 from sandmle.grading import load_grading
 from sandmle.metrics import get_metric
 
@@ -69,37 +70,73 @@ def export_task(task_dir: Path, out_dir: Path) -> Path:
     return competition
 
 
-def read_leaderboard(path: Path) -> list[float]:
-    if not path.is_file():
-        raise UsageError(f"SRC: {path.name} not found beside the competition")
-    scores = pd.read_csv(path)["score"].dropna().astype(float).tolist()
+def read_leaderboard(source: SourceFolder) -> list[float]:
+    if not source.is_file("leaderboard.csv"):
+        raise UsageError("SRC: leaderboard.csv not found beside the competition")
+    board = source.read_csv("leaderboard.csv")
+    if "score" not in board.columns:
+        raise UsageError("SRC: leaderboard.csv has no score column")
+    scores = [finite_number(score, field_name=f"leaderboard.csv score on row {row}")
+              for row, score in enumerate(board["score"].dropna().tolist(), 1)]
     if not scores:
         raise UsageError("SRC: leaderboard.csv has no scores")
     return scores
 
 
-def import_competition(source: Path, out_dir: Path, *, data_dir: Path | None = None) -> Path:
-    """A prepared MLE-bench competition (its registry folder, data under data_dir) as a bundle in out_dir/<id>."""
+def import_competition(source: Path, out_dir: Path, *, data_dir: Path | None = None,
+                       limits: SourceLimits | None = None) -> Path:
+    """A prepared MLE-bench competition (its registry folder, data under data_dir) as a bundle in out_dir/<id>.
+
+    Both folders are untrusted (source_files.py): every path config.yaml names must stay inside the data directory.
+    """
     source = Path(source)
-    if not (source / "config.yaml").is_file():
+    if not source.is_dir():
+        raise UsageError(f"SRC: {source} is not a folder")
+    competition = SourceFolder(source, label="SRC", limits=limits)
+    if not competition.is_file("config.yaml"):
         raise UsageError(f"SRC: {source} holds no config.yaml (expected a competitions/<id> folder)")
-    config = yaml.safe_load((source / "config.yaml").read_text()) or {}
-    task_id = str(config.get("id") or source.name)
-    data_dir = Path(data_dir) if data_dir else source.parent.parent / "data"
-    answers_path = data_dir / config.get("dataset", {}).get("answers", f"{task_id}/prepared/private/test.csv")
-    public_dir = data_dir / task_id / "prepared" / "public"
-    if not public_dir.is_dir() or not answers_path.is_file():
+    try:
+        config = yaml.safe_load(competition.read_text("config.yaml")) or {}
+    except yaml.YAMLError as error:
+        raise UsageError(f"SRC: config.yaml is not YAML: {str(error).splitlines()[0]}") from None
+    if not isinstance(config, dict):
+        raise UsageError("SRC: config.yaml is not a mapping")
+    task_id = plain_id(config.get("id") or competition.root.name, field_name="config.yaml id")
+    dataset = config.get("dataset") or {}
+    if not isinstance(dataset, dict):
+        raise UsageError("SRC: config.yaml's dataset is not a mapping")
+    answers_relative = inside_path(dataset.get("answers", f"{task_id}/prepared/private/test.csv"),
+                                   field_name="config.yaml dataset.answers")
+    if data_dir:
+        data = SourceFolder(Path(data_dir), label="--data", share_with=competition)
+    else:
+        # SRC is <root>/competitions/<id>; the data sits at <root>/data, a folder of the same download.
+        above = SourceFolder(competition.root.parent.parent, label="SRC/../..", share_with=competition)
+        if not above.is_dir("data"):
+            raise UsageError(f"--data: no data directory beside {source.parent} (give --data)")
+        data = above.sub("data", label="--data")
+    public_relative = f"{task_id}/prepared/public"
+    if not data.is_dir(public_relative) or not data.is_file(answers_relative):
         raise UsageError(f"--data: no prepared data for {task_id} (needs {task_id}/prepared/public and the answers)")
-    scores = read_leaderboard(source / "leaderboard.csv")
-    ladder_path = source / LADDER_FILE
-    ladder = json.loads(ladder_path.read_text()) if ladder_path.is_file() else None
-    description = source / "description.md"
+    public_folder = data.sub(public_relative)
+    public = PublicFiles()
+    for relative in public_folder.files():
+        public.add(public_folder, relative)
+    scores = read_leaderboard(competition)
+    ladder = None
+    if competition.is_file(LADDER_FILE):
+        try:
+            ladder = json.loads(competition.read_text(LADDER_FILE))
+        except json.JSONDecodeError:
+            raise UsageError(f"SRC: {LADDER_FILE} is not JSON") from None
+    description = competition.read_text("description.md") if competition.is_file("description.md") else None
+    grader = config.get("grader") or {}
     return imported_bundle(
-        out_dir / task_id, task_id=task_id, public_dir=public_dir, answers=pd.read_csv(answers_path, dtype=str,
-                                                                                         keep_default_na=False),
-        metric_name=str((config.get("grader") or {}).get("name", "")), thresholds=thresholds_from_leaderboard(scores),
-        leaderboard_scores=scores, ladder=ladder, description=description.read_text() if description.is_file() else None,
-        source_format="mlebench")
+        out_dir, task_id=task_id, public=public,
+        answers=data.read_csv(answers_relative, dtype=str, keep_default_na=False),
+        metric_name=str(grader.get("name", "") if isinstance(grader, dict) else ""),
+        thresholds=thresholds_from_leaderboard(scores), leaderboard_scores=scores, ladder=ladder,
+        description=description, source_format="mlebench")
 
 
 __all__ = ["export_task", "import_competition"]

@@ -4,6 +4,7 @@ function trains it for real, and curator and viewer read its curves, steps, chec
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +19,12 @@ def tiny_model(tmp_path_factory):
     """A 2-layer Qwen3 with random weights in save_pretrained form: the only model a CPU trains in seconds."""
     pytest.importorskip("torch").set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from django.conf import settings
+
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 
-    return build_tiny_checkpoint(tmp_path_factory.mktemp("tiny-qwen3") / "tiny")
+    # Under the data directory's models/: a curator may train only from the model roots (training_app/shared/model_roots.py).
+    return build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path_factory.mktemp("tiny-qwen3").name)
 
 
 def fill_launch_form(page, *, model: str) -> None:

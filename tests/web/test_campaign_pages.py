@@ -42,7 +42,7 @@ def test_viewer_reads_but_cannot_launch(client_for, task_set):
 
 def test_hf_policy_goes_to_the_gpu_queue(users, task_set, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        campaign = campaign_services.campaign_create(task_set=task_set, policies=["hf:/models/x", "baseline"],
+        campaign = campaign_services.campaign_create(task_set=task_set, policies=["hf:models/x", "baseline"],
                                                      scaffolds=["react"], seeds=1, user=users["curator"])
     assert campaign.queue == "gpu" and len(callbacks) == 1
 

@@ -33,7 +33,7 @@ def test_viewer_cannot_launch(api_for, task_set):
 
 def test_hf_policy_goes_to_the_gpu_queue(users, task_set, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="hf:/models/x", user=users["curator"])
+        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="hf:models/x", user=users["curator"])
     assert batch.queue == "gpu" and len(callbacks) == 1
 
 

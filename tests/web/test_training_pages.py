@@ -4,6 +4,7 @@ Qwen3 through the Celery task function (metric and checkpoint rows, the run page
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -60,14 +61,15 @@ def test_viewer_reads_but_cannot_launch_or_cancel(client_for, users, task_set, d
 
 
 @pytest.fixture
-def finished_run(client_for, task_set, tmp_path, django_capture_on_commit_callbacks):
+def finished_run(client_for, task_set, tmp_path, settings, django_capture_on_commit_callbacks):
     """A tiny random model's one-step GRPO run, launched from the page and run by the worker's task function."""
     pytest.importorskip("torch").set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from sandmle.rl.tiny_model import build_tiny_checkpoint
     from workers.training import run_training
 
-    model = build_tiny_checkpoint(tmp_path / "tiny")
+    # Under the data directory's models/: a curator may train only from the model roots (training_app/shared/model_roots.py).
+    model = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path.name)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client_for("curator").post("/training/", GOOD | {"model": str(model), "name": "smoke"})
     assert response.status_code == 302, response.context["form"].errors
@@ -129,9 +131,9 @@ def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, django
 
 def test_run_page_links_the_tensorboard_folder_and_serves_its_files_without_links(
         client_for, users, task_set, tmp_path, django_capture_on_commit_callbacks):
-    from pathlib import Path
     import io
     import tarfile
+    from pathlib import Path
 
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1, name="tracked",

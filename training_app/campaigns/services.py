@@ -17,6 +17,7 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
+from training_app.shared.model_roots import allowed_policy
 
 # The spec fields a caller sets; the task paths always come from the task set.
 SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature",
@@ -41,6 +42,9 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
     """
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
+    if user is not None:  # local checkpoints only from the model roots, and only those the user may use
+        resolved = {policy: allowed_policy(policy, user=user, field="policies") for policy in policies}
+        policies, baseline = [resolved[policy] for policy in policies], resolved.get(baseline, baseline)
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
               "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
               "temperature": float(temperature), "scaffold_options": dict(scaffold_options or {})}

@@ -15,6 +15,7 @@ from accounts.permissions import IsCurator, IsViewer
 from studio.errors import ServiceError
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.latency import selectors, services
+from training_app.latency.uploads import limit_table_upload
 from training_app.models import LatencyStudy
 from training_app.shared.job_api import JobCancelApi
 
@@ -51,12 +52,19 @@ class LatencyStudyListApi(ListAPIView):
     def get_queryset(self):
         return selectors.latency_study_list()
 
+    def initialize_request(self, request, *args, **kwargs):
+        # Before authentication (whose CSRF check may read the body) and parsing: the table's limit comes first.
+        self.table_limit = limit_table_upload(request) if request.method == "POST" else None
+        return super().initialize_request(request, *args, **kwargs)
+
     @extend_schema(operation_id="latency_studies_launch", request=LatencyStudyInput,
                    responses={201: LatencyStudyOutput})
     def post(self, request):
         if not IsCurator().has_permission(request, self):
             return Response({"detail": IsCurator.message}, status=status.HTTP_403_FORBIDDEN)
         data = LatencyStudyInput(data=request.data)
+        if self.table_limit is not None and self.table_limit.refused:
+            raise ValidationError({"table": [self.table_limit.refused]})
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         task_id = fields.pop("task")

@@ -52,7 +52,9 @@ def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | No
     default 200,000), or of an uploaded table (`table`, a Django upload, with its `target`; full_rows then caps its
     training rows)."""
     from sandmle.latency import FULL_ROWS, LARGE_CSV_MAX_BYTES, check_table, pipeline_subset
+    from training_app.latency.uploads import sweep_finished_tables, table_allowance
 
+    sweep_finished_tables()
     if sum(source is not None for source in (task, seed, table)) != 1:
         raise ServiceError("choose one of a task, a seed dataset or an uploaded table", field="task")
     if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
@@ -80,9 +82,9 @@ def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | No
     else:
         if not target:
             raise ServiceError("name the table's target column", field="target")
-        if table.size > LARGE_CSV_MAX_BYTES:
-            raise ServiceError(f"the file is {table.size / 2**20:.0f} MiB; the limit is "
-                               f"{LARGE_CSV_MAX_BYTES / 2**20:.0f} MiB", field="table")
+        allowance, reason = table_allowance(user)
+        if table.size > min(allowance, LARGE_CSV_MAX_BYTES):
+            raise ServiceError(f"the file is {table.size / 2**20:.1f} MiB; {reason}", field="table")
     with transaction.atomic():
         study = LatencyStudy.objects.create(name=name, task=task, seed=seed, target=target if table is not None else "",
                                             table_name=Path(getattr(table, "name", "") or "").name[:200],
@@ -111,6 +113,7 @@ def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
     from sandmle.latency import latency_study, latency_study_csv, pipeline_subset, spec_from_dna
     from sandmle.synth.pipeline import TaskSpec
     from tasks_app.seeds.services import seed_engine_object
+    from training_app.latency.uploads import remove_table
 
     if not LatencyStudy.claim(study_id, worker=worker):
         return False
@@ -149,11 +152,14 @@ def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
         if not LatencyStudy.beat(study.id, progress=fraction, message=message):
             cancelled.set()
     runner.join()
-    if "error" in outcome:
-        error = outcome["error"]
-        LatencyStudy.finish(study.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+    try:
+        if "error" in outcome:
+            error = outcome["error"]
+            LatencyStudy.finish(study.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
+            return True
+        result = outcome["result"]
+        LatencyStudy.objects.filter(id=study.id).update(result=result)
+        LatencyStudy.finish(study.id, state=JobState.SUCCEEDED if result["complete"] else JobState.CANCELLED)
         return True
-    result = outcome["result"]
-    LatencyStudy.objects.filter(id=study.id).update(result=result)
-    LatencyStudy.finish(study.id, state=JobState.SUCCEEDED if result["complete"] else JobState.CANCELLED)
-    return True
+    finally:
+        remove_table(study)  # the study has ended: its figures are in the result, the table goes

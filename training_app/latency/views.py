@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
@@ -13,12 +14,20 @@ from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.latency import selectors, services
 from training_app.latency.forms import LatencyStudyForm
+from training_app.latency.uploads import limit_table_upload
 from training_app.models import LatencyStudy
 
 
+@csrf_exempt  # only so that the table's limit is in place before the body is read; _latency_list checks CSRF
+def latency_list(request):
+    limit = limit_table_upload(request) if request.method == "POST" else None
+    return _latency_list(request, limit)
+
+
+@csrf_protect
 @role_required(Role.VIEWER)
 @bad_page_is_400
-def latency_list(request):
+def _latency_list(request, limit):
     choices = {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
     form = LatencyStudyForm(**choices)
     status = 200
@@ -27,7 +36,10 @@ def latency_list(request):
             return render(request, "403.html", {"reason": "Launching latency studies needs the curator role."},
                           status=403)
         form = LatencyStudyForm(request.POST, request.FILES, **choices)
-        if form.is_valid():
+        if limit is not None and limit.refused:
+            form.is_valid()
+            form.add_error("table", limit.refused)
+        elif form.is_valid():
             fields = dict(form.cleaned_data)
             task_id = fields.pop("task")
             seed_name = fields.pop("seed")

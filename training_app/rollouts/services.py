@@ -16,13 +16,15 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
+from training_app.shared.model_roots import allowed_policy
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")
 
 
-def _check_policy(policy: str) -> None:
+def _check_policy(policy: str, *, user=None) -> str:
+    """The policy as it will run (an `hf:` path made real, inside the model roots), or a ServiceError."""
     if policy == "baseline":
-        return
+        return policy
     if policy.startswith("openai:"):
         model, _, url = policy[len("openai:"):].partition("@")
         if not model or not url.startswith(("http://", "https://")):
@@ -30,9 +32,9 @@ def _check_policy(policy: str) -> None:
         refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
         if refusal:
             raise ServiceError(refusal, field="policy")
-        return
+        return policy
     if policy.startswith("hf:") and len(policy) > 3:
-        return
+        return allowed_policy(policy, user=user) if user is not None else policy
     raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
 
 
@@ -49,7 +51,7 @@ def rollout_batch_create(
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
     if feedback not in RolloutBatch.Feedback.values:
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Feedback.values)}", field="feedback")
-    _check_policy(policy)
+    policy = _check_policy(policy, user=user)
     if not 1 <= samples <= 64:
         raise ServiceError("samples per task must be between 1 and 64", field="samples")
     if not 1 <= concurrency <= 32:
@@ -112,6 +114,13 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     finished: queue.Queue = queue.Queue()
     outcome: dict = {}
     cancelled = threading.Event()
+    if batch.created_by_id and batch.policy.startswith("hf:"):
+        # In the job's thread (the database is this thread's): may the creator still load this checkpoint?
+        try:
+            _check_policy(batch.policy, user=batch.created_by)
+        except ServiceError as error:
+            RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"policy: {error}")
+            return True
 
     def episodes() -> None:
         try:

@@ -14,6 +14,7 @@ from accounts.permissions import IsViewer
 from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
+from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.job_api import JobCancelApi, job_launch
 
 
@@ -53,11 +54,16 @@ class CheckpointOutput(serializers.Serializer):
 class TrainingRunOutput(serializers.ModelSerializer):
     task_set = serializers.CharField(source="task_set.name")
     checkpoints = serializers.SerializerMethodField()
+    config = serializers.SerializerMethodField(help_text="the resolved config; its tasks named by task id")
 
     class Meta:
         model = TrainingRun
         fields = ["id", "name", "kind", "task_set", "config", "queue", "state", "progress", "progress_message",
                   "error", "smoke_model", "checkpoints", "created_at", "started_at", "finished_at"]
+
+    @extend_schema_field(serializers.DictField())
+    def get_config(self, run) -> dict:
+        return training_run_shown_config(run)
 
     @extend_schema_field(CheckpointOutput(many=True))
     def get_checkpoints(self, run) -> list[dict]:
@@ -66,7 +72,8 @@ class TrainingRunOutput(serializers.ModelSerializer):
 
 def _runs():
     # Checkpoints in one query per page, not one per row; the trainer's result JSON is not part of a row.
-    return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints").defer("result")
+    return TrainingRun.objects.select_related("task_set").prefetch_related("checkpoints", "task_set__tasks") \
+        .defer("result")
 
 
 class TrainingRunListApi(ListAPIView):

@@ -18,6 +18,7 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
+from training_app.shared.model_roots import allowed_model_path
 
 # The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).
 GRPO_SETTINGS = ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "max_turns",
@@ -76,6 +77,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
         raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
+    if user is not None:  # a person's launch (form, API): only the checkpoints they may use, checked before any read
+        model = allowed_model_path(model, user=user)
     values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
                             lora_r=lora_r, output_dir=output_dir, name=name)
     try:

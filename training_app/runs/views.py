@@ -15,19 +15,22 @@ from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.forms import TrainingRunForm
+from training_app.runs.selectors import training_run_shown_config
+from training_app.shared.model_roots import model_choices
 
 
 @role_required(Role.VIEWER)
 @bad_page_is_400
 def training_run_list(request):
     names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
-    form = TrainingRunForm(task_set_names=names)
+    offered = model_choices(request.user) if has_role(request.user, Role.CURATOR) else []
+    form = TrainingRunForm(task_set_names=names, model_options=offered)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
             return render(request, "403.html", {"reason": "Launching training runs needs the curator role."},
                           status=403)
-        form = TrainingRunForm(request.POST, task_set_names=names)
+        form = TrainingRunForm(request.POST, task_set_names=names, model_options=offered)
         if form.is_valid():
             fields = form.launch_values()
             task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
@@ -62,8 +65,8 @@ def training_run_detail(request, run_id):
     metrics = list(run.metrics.all())
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
-        "config_items": sorted(run.config.items()), "may_cancel": run.may_be_cancelled_by(request.user),
-        "log_dirs": run_log_dirs(run),
+        "config_items": sorted(training_run_shown_config(run).items()),
+        "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
                           metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
     })
