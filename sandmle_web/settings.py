@@ -254,7 +254,7 @@ SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
 SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
 # Checkpoint folders the studio offers besides the data directory's training/ and models/ (training_app/shared/model_roots.py).
 SANDMLE_MODEL_ROOTS = envlist("SANDMLE_MODEL_ROOTS", [])
-# What one user's unfinished latency studies may keep in uploaded tables (training_app/latency_uploads.py).
+# What one user's unfinished latency studies may keep in uploaded tables (training_app/latency/uploads.py).
 SANDMLE_LATENCY_TABLE_QUOTA_BYTES = envint("SANDMLE_LATENCY_TABLE_QUOTA_BYTES", 2 << 30)
 
 # Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review.services).
