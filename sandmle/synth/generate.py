@@ -37,7 +37,8 @@ def carry_shape(values: np.ndarray, quantiles: list[float], reading: Reading) ->
     if reading.whole:
         return np.clip(np.round(mapped), np.ceil(band_low), np.floor(band_high))
     # readings carry the precision an instrument would: about three significant digits over the typical width
-    return np.round(mapped, int(np.clip(3 - np.ceil(np.log10(high - low)), 0, 6)))
+    rounded = np.round(mapped, int(np.clip(3 - np.ceil(np.log10(high - low)), 0, 6)))
+    return np.clip(rounded, band_low, band_high)
 
 
 def _coded_levels(n_levels: int, reading: Reading) -> np.ndarray:

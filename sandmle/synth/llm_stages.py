@@ -17,7 +17,7 @@ import pandas as pd
 from sandmle.llm import ChatClient, LLMError, parse_json_reply
 from sandmle.synth import rules
 from sandmle.synth.domain_library import DOMAINS
-from sandmle.synth.domain_library.readings import UNIT_BOUNDS, WHOLE_UNITS, Reading
+from sandmle.synth.domain_library.readings import DEFINED_BY_UNIT, UNIT_BOUNDS, WHOLE_UNITS, Reading
 from sandmle.synth.domains import (DomainChoice, banned_tokens, declared_column, fitting_domains, mutate_domain,
                                    name_tokens, named_slots)
 
@@ -312,7 +312,7 @@ def _declared_problems(feature: dict) -> list[str]:
         problems.append(f"typical range {low}..{high} is empty")
     if not (lowest <= low and high <= highest):
         problems.append(f"typical range {low}..{high} leaves the bounds {lowest}..{highest}")
-    unit_low, unit_high = UNIT_BOUNDS.get(unit.replace(" ", "_"), (-np.inf, np.inf))
+    unit_low, unit_high = UNIT_BOUNDS[unit] if unit in DEFINED_BY_UNIT else (-np.inf, np.inf)
     if lowest < unit_low or highest > unit_high:
         problems.append(f"bounds {lowest}..{highest} go beyond what {unit!r} allows ({unit_low}..{unit_high})")
     if unit in WHOLE_UNITS and not feature["whole"]:

@@ -27,8 +27,12 @@ UNIT_BOUNDS: dict[str, tuple[float, float]] = {unit: (0.0, INF) for unit in _NON
     "density": (0.0, 6.0), "h/week": (0.0, 168.0), "h/day": (0.0, 24.0), "day": (1.0, 366.0), "week": (1.0, 53.0),
     "month": (1.0, 12.0), "year": (1800.0, 2100.0), "decade": (1800.0, 2100.0), "°C": (-273.15, INF),
     "deg": (-360.0, 360.0), "V": (-INF, INF), "mV": (-INF, INF), "bp": (-INF, INF), "MPa": (-INF, INF),
-    "turns": (-INF, INF),
+    "turns": (-INF, INF), "%_change": (-100.0, INF),
 }
+# Units whose bounds are their definition (a share, a count): no column may declare wider ones. Other units' bounds
+# are defaults a column may widen with physical knowledge (a base excess below zero, land below sea level).
+DEFINED_BY_UNIT = frozenset({"%", "fraction", "count", "counts", "pH", "°Brix", "h/day", "h/week", "day", "week",
+                             "month"})
 WHOLE_UNITS = frozenset({"count", "counts", "day", "week", "month", "year", "decade"})
 
 
@@ -138,7 +142,7 @@ cash_reserves kUSD: 5..300
 industry_risk_score score: 1..9 in 0..10
 distance_km km: 3..320 in 0..3000
 parcel_weight kg: 0.2..18 in 0..70
-hub_load %: 45..98 in 0..150
+hub_load %: 45..98
 driver_shift_hours h: 4..11 in 0..16
 weather_index score: 0..8 in 0..10
 stops_on_route count: 40..180
@@ -146,7 +150,7 @@ handover_count count: 1..5
 dispatch_hour h: 5..20 whole in 0..23
 parcel_volume L: 1..90
 route_congestion score: 1..9 in 0..10
-depot_staffing %: 70..105 in 0..150
+depot_staffing %: 70..100
 address_quality score: 4..10 in 0..10
 days_to_holiday days: 1..90 whole in 0..366
 monthly_charge EUR: 20..75
@@ -160,7 +164,7 @@ speed_tier Mbps: 50..1000
 late_bills count: 0..3
 wifi_complaints count: 0..4
 household_devices count: 2..18
-price_change % : -5..10 in -100..100
+price_change % change: -5..10 in -100..100
 competitor_coverage %: 20..95
 no2_level µg/m³: 10..90 in 0..1000
 traffic_volume vehicles/h: 150..3500
