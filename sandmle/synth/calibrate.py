@@ -43,7 +43,7 @@ LEARNED_REFERENCES = ("linear", "ensemble", "skilled")
 
 
 def _identifier_numbers(frame: pd.DataFrame) -> np.ndarray:
-    # Ids such as "iri_00412" leak when their number follows the label; the probe reads that number.
+    # Ids such as "r00412" leak when their number follows the label; the probe reads that number.
     return frame.iloc[:, 0].astype(str).str.extract(r"(\d+)", expand=False).astype(float).to_numpy().reshape(-1, 1)
 
 

@@ -89,8 +89,10 @@ def declared_column(name: str, unit: str, base: str | None = None) -> dict:
 def _assign_names(slots: list[str], domain: Domain, banned: set[str]) -> list[dict]:
     """Give each slot a domain column whose unit suits its kind: counts for integers, coded categories for categoricals."""
     pool = [(name, unit, name) for name, unit in _usable_features(domain, banned)]
-    for suffix in _REPEAT_SUFFIXES:
-        if len(pool) >= len(slots) or suffix in banned:
+    numeric_slots = sum(kind in ("numeric", "integer") for kind in slots)
+    for suffix in _REPEAT_SUFFIXES:  # numeric slots take no coded category, so they count on their own
+        if (len(pool) >= len(slots) and sum(unit != "category" for _, unit, _ in pool) >= numeric_slots) \
+                or suffix in banned:
             continue
         pool += [(f"{name}_{suffix}", unit, name) for name, unit in _usable_features(domain, banned)]
     text_field = domain.text_field if domain.text_field and not name_tokens(domain.text_field) & banned else "free_text"
