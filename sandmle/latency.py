@@ -143,7 +143,8 @@ def spec_from_dna(dna, *, seed_name: str, rng: int = 0):
     problem = None
     for attempt in range(SPEC_ATTEMPTS):
         try:
-            return make_spec(dna, seed_name=seed_name, seed_names={seed_name}, rng_seed=stage_seed(rng, 0, attempt), log=[])
+            return make_spec(dna, seed_name=seed_name, seed_names={seed_name}, rng_seed=stage_seed(rng, 0, attempt),
+                             log=[])
         except ValueError as error:
             problem = error
     raise UsageError(f"no task can be synthesized from this seed: {problem}")
