@@ -79,7 +79,7 @@ def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str]
     recipe = {"label_noise": round(float(rng.uniform(0.02, 0.08)), 3),
               "missing_mcar": max(maybe(0.8, 0.0, 0.05), min(seed_missing, 0.3)), "missing_mar": maybe(0.5, 0.04, 0.15),
               "outliers": maybe(0.7, 0.0, 0.01, 4), "category_spelling": maybe(0.7, 0.05, 0.2),
-              "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.03, 0.12)}
+              "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.02, 0.06)}
     count = int(rng.integers(0, 4)) if tabular else 0
     recipe["distractors"] = count
     recipe["distractor_columns"] = _distractor_columns(choice, count, set(seed_names), rng) if count else []
