@@ -138,12 +138,13 @@ def pipeline_subset(names: list[str] | None) -> dict[str, str]:
 def spec_from_dna(dna, *, seed_name: str, rng: int = 0):
     """A TaskSpec at SandMLE's size (50-200 training rows) from a seed's DNA, without calibration: the study times
     steps, it does not grade them. As synthesis does, a rule design that finds no balanced split is redrawn."""
-    from sandmle.synth.pipeline import make_spec
+    from sandmle.synth.pipeline import make_spec, stage_seed
 
     problem = None
     for attempt in range(SPEC_ATTEMPTS):
         try:
-            return make_spec(dna, seed_name=seed_name, seed_names={seed_name}, rng_seed=rng + attempt, log=[])
+            return make_spec(dna, seed_name=seed_name, seed_names={seed_name}, rng_seed=stage_seed(rng, 0, attempt),
+                             log=[])
         except ValueError as error:
             problem = error
     raise UsageError(f"no task can be synthesized from this seed: {problem}")

@@ -7,6 +7,8 @@ from sandmle.commands.seed_args import add_seed_arguments, seed_from_args
 from sandmle.commands.llm_args import chat_client_from
 from sandmle.errors import UsageError
 
+RNG_MAX = 2**32 - 1  # the range the studio's form and API accept; any of them synthesizes (stage seeds are hashed)
+
 
 def add_parser(subparsers):
     parser = subparsers.add_parser("synth", help="synthesize tasks from a seed")
@@ -28,6 +30,8 @@ def run(args) -> int:
 
     if not 1 <= args.count <= 1000:
         raise UsageError("--count must be between 1 and 1000")
+    if not 0 <= args.rng <= RNG_MAX:
+        raise UsageError(f"--rng must be between 0 and {RNG_MAX}")
     llm = chat_client_from(args.llm_url, args.llm_model, key_env=args.llm_key_env, flag="llm")
     args.out.mkdir(parents=True, exist_ok=True)
     for result in synthesize(seed_from_args(args), count=args.count, rng=args.rng, out_dir=args.out, llm=llm):

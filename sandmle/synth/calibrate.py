@@ -43,7 +43,7 @@ LEARNED_REFERENCES = ("linear", "ensemble", "skilled")
 
 
 def _identifier_numbers(frame: pd.DataFrame) -> np.ndarray:
-    # Ids such as "iri_00412" leak when their number follows the label; the probe reads that number.
+    # Ids such as "r00412" leak when their number follows the label; the probe reads that number.
     return frame.iloc[:, 0].astype(str).str.extract(r"(\d+)", expand=False).astype(float).to_numpy().reshape(-1, 1)
 
 
@@ -199,8 +199,10 @@ def headroom(ladder: dict[str, float], *, is_lower_better: bool, references=LEAR
 
 
 def critic(*, ladder: dict[str, float], milestones: dict[str, float], is_lower_better: bool, leak_scores: dict[str, float],
-           shift_pvalues: dict[str, float]) -> list[str]:
-    """Reasons to reject the task (empty when it passes)."""
+           shift_pvalues: dict[str, float], implausible: dict[str, float] | None = None,
+           allowed_implausible: float = 0.0) -> list[str]:
+    """Reasons to reject the task (empty when it passes). implausible maps a column to the share of its readings
+    outside its declared range; more than allowed_implausible (the stated glitch share) rejects the task."""
     sign = -1.0 if is_lower_better else 1.0
     g = _goodness(ladder, is_lower_better)
     span = g["oracle"] - g["baseline"]
@@ -222,6 +224,10 @@ def critic(*, ladder: dict[str, float], milestones: dict[str, float], is_lower_b
     for column, pvalue in shift_pvalues.items():
         if pvalue < 1e-3:
             reasons.append(f"train/test shift in {column!r} (KS p={pvalue:.2g}) that the spec did not ask for")
+    for column, share in (implausible or {}).items():
+        if share > allowed_implausible:
+            reasons.append(f"implausible: {share:.1%} of column {column!r} lies outside its declared range (the noise "
+                           f"allows {allowed_implausible:.1%})")
     return reasons
 
 

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from sandmle.synth.domain_library import DOMAINS, Domain
+from sandmle.synth.domain_library.readings import GENERIC_READING, LEVELS, reading_for
 
 __all__ = ["DOMAINS", "Domain", "DomainChoice", "fitting_domains", "mutate_domain", "name_tokens", "named_slots"]
 
@@ -19,7 +20,9 @@ _REPEAT_SUFFIXES = ("peak", "low", "spread", "lagged", "site_b", "site_c", "site
 class DomainChoice:
     """The mutated domain of one task, as recorded in its TaskSpec (see `Domain` for the meaning of the fields).
 
-    features lines up with the DNA's non-pixel features, in order: {name, unit}; text columns have unit "text".
+    features lines up with the DNA's non-pixel features, in order: {name, unit}, plus the declared range of a numeric
+    column (`readings.Reading.to_dict`: typical, bounds, whole) or the level names of a categorical one (levels);
+    text columns have unit "text".
     source says who chose it: "library" or "llm:<model>".
     """
 
@@ -30,7 +33,7 @@ class DomainChoice:
     target_name: str
     label_names: list[str]
     target_unit: str
-    features: list[dict] = field(default_factory=list)  # {name, unit}
+    features: list[dict] = field(default_factory=list)  # {name, unit, typical, bounds, whole | levels}
     context: str = ""
     image_subject: str = ""
     text_field: str = ""
@@ -74,13 +77,24 @@ def _usable_features(domain: Domain, banned: set[str]) -> list[tuple[str, str]]:
     return [(name, unit) for name, unit in domain.features if not name_tokens(name) & banned]
 
 
+def declared_column(name: str, unit: str, base: str | None = None) -> dict:
+    """A named column with what the library declares of it: its range, or its level names; `base` is the library
+    column a repeated aggregate (`<base>_peak`) reads like."""
+    base = base or name
+    if unit == "category":
+        return {"name": name, "unit": unit, "levels": list(LEVELS.get(base, ()))}
+    return {"name": name, "unit": unit} | (reading_for(base, unit) or GENERIC_READING).to_dict()
+
+
 def _assign_names(slots: list[str], domain: Domain, banned: set[str]) -> list[dict]:
     """Give each slot a domain column whose unit suits its kind: counts for integers, coded categories for categoricals."""
-    pool = _usable_features(domain, banned)
-    for suffix in _REPEAT_SUFFIXES:
-        if len(pool) >= len(slots) or suffix in banned:
+    pool = [(name, unit, name) for name, unit in _usable_features(domain, banned)]
+    numeric_slots = sum(kind in ("numeric", "integer") for kind in slots)
+    for suffix in _REPEAT_SUFFIXES:  # numeric slots take no coded category, so they count on their own
+        if (len(pool) >= len(slots) and sum(unit != "category" for _, unit, _ in pool) >= numeric_slots) \
+                or suffix in banned:
             continue
-        pool += [(f"{name}_{suffix}", unit) for name, unit in _usable_features(domain, banned)]
+        pool += [(f"{name}_{suffix}", unit, name) for name, unit in _usable_features(domain, banned)]
     text_field = domain.text_field if domain.text_field and not name_tokens(domain.text_field) & banned else "free_text"
     suits = {"integer": lambda unit: unit == "count", "categorical": lambda unit: unit == "category",
              "numeric": lambda unit: unit not in ("count", "category")}
@@ -92,11 +106,15 @@ def _assign_names(slots: list[str], domain: Domain, banned: set[str]) -> list[di
             named.append({"name": name, "unit": "text"})
             used.add(name)
             continue
-        free = [(name, unit) for name, unit in pool if name not in used]
-        best = next((item for item in free if suits.get(kind, suits["numeric"])(item[1])), None) or next(iter(free), None)
+        free = [item for item in pool if item[0] not in used]
+        fits = suits.get(kind, suits["numeric"])
+        # a numeric slot never takes a coded category; a categorical one may take a reading (it shows a few values)
+        fallback = [item for item in free if kind == "categorical" or item[1] != "category"]
+        best = next((item for item in free if fits(item[1])), None) or next(iter(fallback), None)
         if best is None:  # a DNA wider than every repetition of the domain's columns
-            best = (f"{domain.entity.split()[0].split('-')[0]}_reading_{index + 1}", "units")
-        named.append({"name": best[0], "unit": best[1]})
+            name = f"{domain.entity.split()[0].split('-')[0]}_reading_{index + 1}"
+            best = (name, "units", name)
+        named.append(declared_column(*best))
         used.add(best[0])
     return named
 

@@ -17,11 +17,19 @@ import pandas as pd
 from sandmle.llm import ChatClient, LLMError, parse_json_reply
 from sandmle.synth import rules
 from sandmle.synth.domain_library import DOMAINS
-from sandmle.synth.domains import DomainChoice, banned_tokens, fitting_domains, mutate_domain, name_tokens, named_slots
+from sandmle.synth.domain_library.readings import DEFINED_BY_UNIT, UNIT_BOUNDS, WHOLE_UNITS, Reading
+from sandmle.synth.domains import (DomainChoice, banned_tokens, declared_column, fitting_domains, mutate_domain,
+                                   name_tokens, named_slots)
 
 MAX_RULE_CHARS = 20_000  # a rule longer than this is no longer a rule a reviewer can read
 _SNAKE = {"type": "string", "pattern": "^[a-z][a-z0-9_]{1,39}$"}
 _UNIT_BY_KIND = {"categorical": "category"}
+_NUMBER = {"type": "number"}
+# A numeric column's declared range: typical (about its 5th-95th percentile), hard bounds (null = none), whole or not.
+_RANGE = {"typical": {"type": "array", "prefixItems": [_NUMBER, _NUMBER], "minItems": 2, "maxItems": 2},
+          "bounds": {"type": "array", "prefixItems": [{"type": ["number", "null"]}] * 2, "minItems": 2, "maxItems": 2},
+          "whole": {"type": "boolean"}}
+_LEVELS = {"levels": {"type": "array", "items": _SNAKE, "minItems": 2, "uniqueItems": True}}
 
 
 def dna_summary(dna) -> dict:
@@ -167,7 +175,7 @@ class LLMDomainStage(_Stage):
         shown = {"domain_id": example.domain_id, "sector": example.sector, "title": example.title,
                  "entity": example.entity, "target_name": example.target_name, "target_unit": example.target_unit,
                  "label_names": list(example.label_names[:n_classes]),
-                 "features": [{"name": n, "unit": u} for n, u in example.features[:6]], "context": example.context}
+                 "features": [declared_column(n, u) for n, u in example.features[:6]], "context": example.context}
         lines = [
             "Statistics of the source dataset:", json.dumps(dna_summary(dna)),
             f"Suggested sector: {sector} (choose another only if it fits these statistics badly).",
@@ -176,6 +184,10 @@ class LLMDomainStage(_Stage):
             f"- `features` has exactly {len(named)} entries; entry i names the i-th non-text column slot above, in order.",
             "- units: 'category' for categorical slots, 'count' only for integer slots, otherwise a physical or business "
             "unit such as °C, kW, EUR, %, mm or days.",
+            "- every numeric column declares where real readings lie: `typical` [low, high] (about its 5th-95th "
+            "percentile in real data), `bounds` [low, high] that no reading can cross (null where the unit sets none: 0 "
+            "for counts, durations and masses, 0-100 for %, 0-1 for fractions, physical limits), and `whole` (true "
+            "for whole numbers); every categorical column names its `levels` (snake_case, commonest first).",
             "- every name is snake_case and distinct; `context` is a competition host's overview paragraph (why the "
             "prediction matters to whom), 2 to 5 sentences.",
         ]
@@ -199,9 +211,7 @@ class LLMDomainStage(_Stage):
             "entity": {"type": "string", "minLength": 2, "maxLength": 60}, "target_name": _SNAKE,
             "target_unit": {"type": "string", "maxLength": 20, "minLength": 0 if n_classes else 1},
             "features": {"type": "array", "minItems": n_named, "maxItems": n_named,
-                         "items": {"type": "object", "required": ["name", "unit"],
-                                   "properties": {"name": _SNAKE, "unit": {"type": "string", "minLength": 1,
-                                                                           "maxLength": 20}}}},
+                         "prefixItems": [_feature_schema(kind) for kind in named_slots(dna) if kind != "text"]},
             "context": {"type": "string", "minLength": 120, "maxLength": 1500},
         }
         required = ["domain_id", "sector", "title", "entity", "target_name", "target_unit", "features", "context"]
@@ -241,6 +251,8 @@ class LLMDomainStage(_Stage):
                 problems.append(f"slot {index} is numeric: 'category' is not a unit for it")
             elif kind == "numeric" and unit == "count":
                 problems.append(f"slot {index} holds non-integer values: 'count' does not fit it")
+            problems += [f"slot {index} ({feature['name']}): {problem}" for problem in _declared_problems(feature)
+                         if kind != "categorical" or unit == "category"]
         if has_text and n_classes:
             vocabulary = candidate["vocabulary"]
             missing = [label for label in labels if len(vocabulary.get(label, [])) < 3]
@@ -257,12 +269,55 @@ class LLMDomainStage(_Stage):
                 features.append({"name": name, "unit": "text"})
             else:
                 feature = next(named)
-                features.append({"name": feature["name"], "unit": feature["unit"].strip()})
+                features.append(_declared(feature))
         vocabulary = {key: [str(p) for p in phrases] for key, phrases in candidate.get("vocabulary", {}).items()}
         return DomainChoice(candidate["domain_id"], candidate["sector"], candidate["title"].strip(),
                             candidate["entity"].strip(), candidate["target_name"], list(candidate.get("label_names", [])),
                             candidate["target_unit"].strip(), features, " ".join(candidate["context"].split()),
                             candidate.get("image_subject", ""), candidate.get("text_field", ""), vocabulary, self.source)
+
+
+def _feature_schema(kind: str) -> dict:
+    """A named column of the domain reply: a categorical slot names its levels, any other declares its range."""
+    extra, required = (_LEVELS, ["levels"]) if kind == "categorical" else (_RANGE, list(_RANGE))
+    return {"type": "object", "required": ["name", "unit", *required],
+            "properties": {"name": _SNAKE, "unit": {"type": "string", "minLength": 1, "maxLength": 20}} | extra}
+
+
+def _declared(feature: dict) -> dict:
+    """The column as a DomainChoice records it: name, unit and its levels or its declared range."""
+    unit = feature["unit"].strip()
+    if unit == "category":
+        return {"name": feature["name"], "unit": unit, "levels": [str(level) for level in feature["levels"]]}
+    low, high = feature["bounds"]
+    reading = Reading(tuple(float(v) for v in feature["typical"]), (-np.inf if low is None else float(low),
+                                                                    np.inf if high is None else float(high)),
+                      bool(feature["whole"]) or unit in WHOLE_UNITS)
+    return {"name": feature["name"], "unit": unit} | reading.to_dict()
+
+
+def _declared_problems(feature: dict) -> list[str]:
+    """What is wrong with a column's declared range: an empty or inverted range, a typical range the bounds cut, or
+    bounds wider than the unit allows (a % beyond 0-100, a negative count)."""
+    unit = feature["unit"].strip()
+    if unit == "category":
+        return [] if len(feature.get("levels", [])) >= 2 else ["a categorical column needs at least two `levels`"]
+    if not all(key in feature for key in ("typical", "bounds", "whole")):
+        return ["a numeric column needs `typical`, `bounds` and `whole`"]
+    (low, high), (lowest, highest) = feature["typical"], feature["bounds"]
+    lowest = -np.inf if lowest is None else lowest
+    highest = np.inf if highest is None else highest
+    problems = []
+    if not low < high:
+        problems.append(f"typical range {low}..{high} is empty")
+    if not (lowest <= low and high <= highest):
+        problems.append(f"typical range {low}..{high} leaves the bounds {lowest}..{highest}")
+    unit_low, unit_high = UNIT_BOUNDS[unit] if unit in DEFINED_BY_UNIT else (-np.inf, np.inf)
+    if lowest < unit_low or highest > unit_high:
+        problems.append(f"bounds {lowest}..{highest} go beyond what {unit!r} allows ({unit_low}..{unit_high})")
+    if unit in WHOLE_UNITS and not feature["whole"]:
+        problems.append(f"{unit!r} values are whole: set whole to true")
+    return problems
 
 
 class LLMRuleStage(_Stage):

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from sandmle.dna import QUANTILES
 from sandmle.synth.columns import columns_of_kind, level_names
-from sandmle.synth.domains import DOMAINS, banned_tokens, name_tokens
+from sandmle.synth.domain_library.readings import Reading
+from sandmle.synth.domains import DOMAINS, banned_tokens, declared_column, name_tokens
+from sandmle.synth.generate import carry_shape
 
 NOISE_KINDS = ("label_noise", "missing_mcar", "missing_mar", "outliers", "category_spelling", "duplicates",
                "distractors", "unit_shift")
@@ -54,8 +57,14 @@ def _distractor_columns(choice, count: int, seed_names: set[str], rng: np.random
         if len(named) == count:
             break
         if name not in {n["name"] for n in named}:
-            named.append({"name": str(name), "unit": str(unit)})
+            named.append(declared_column(str(name), str(unit)))
     return named
+
+
+def glitch_share(recipe: dict) -> float:
+    """The most of one column's readings the recipe makes implausible (outliers, plus a unit slip on one column):
+    the share the description states and the critic allows."""
+    return round(recipe.get("outliers", 0.0) + recipe.get("unit_shift", 0.0), 4)
 
 
 def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str] = frozenset()) -> dict:
@@ -70,7 +79,7 @@ def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str]
     recipe = {"label_noise": round(float(rng.uniform(0.02, 0.08)), 3),
               "missing_mcar": max(maybe(0.8, 0.0, 0.05), min(seed_missing, 0.3)), "missing_mar": maybe(0.5, 0.04, 0.15),
               "outliers": maybe(0.7, 0.0, 0.01, 4), "category_spelling": maybe(0.7, 0.05, 0.2),
-              "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.03, 0.12)}
+              "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.02, 0.06)}
     count = int(rng.integers(0, 4)) if tabular else 0
     recipe["distractors"] = count
     recipe["distractor_columns"] = _distractor_columns(choice, count, set(seed_names), rng) if count else []
@@ -91,13 +100,15 @@ def _add_distractors(frame: pd.DataFrame, columns: list[dict], rng: np.random.Ge
     n = len(frame)
     for spec in columns:
         if spec["unit"] == "category":
-            levels = level_names(int(rng.integers(2, 6)))
+            levels = spec.get("levels") or level_names(int(rng.integers(2, 6)))
             values = np.asarray(levels, dtype=object)[rng.choice(len(levels), size=n, p=rng.dirichlet(np.full(len(levels), 3.0)))]
-        elif spec["unit"] in ("count", "index"):
+        elif spec["unit"] in ("count", "index") and "typical" not in spec:
             values = rng.poisson(float(rng.uniform(1, 40)), size=n).astype(float)
         else:
             centre, spread = float(rng.uniform(1, 500)), float(rng.uniform(0.05, 0.4))
             values = np.round(centre * rng.lognormal(0.0, spread, size=n), 3)
+            if "typical" in spec:  # the drawn shape, carried onto the column's declared range
+                values = np.round(carry_shape(values, np.quantile(values, QUANTILES).tolist(), Reading.from_dict(spec)), 3)
         position = int(rng.integers(0, frame.shape[1] + 1))  # anywhere among the real columns
         frame.insert(position, spec["name"], values)
     if columns:

@@ -17,13 +17,13 @@ from PIL import Image
 from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
-from sandmle.synth import calibrate, noise, rules
+from sandmle.synth import calibrate, noise, plausibility, rules
 from sandmle.synth.domains import DomainChoice, mutate_domain
 from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
 from sandmle.synth.texts import describe_text_column
 
-GENERATOR_VERSION = "sandmle-synth/2"
+GENERATOR_VERSION = "sandmle-synth/3"  # 3: values on declared ranges, neutral ids, hashed stage seeds
 MAX_TRAIN = 200  # training rows are 50-200; a task the skilled reference cannot learn is retried at the most
 PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
 
@@ -98,14 +98,28 @@ def _materialize(spec: TaskSpec, log: list | None = None):
     return dna, choice, clean, clean_labels, noisy.features, noisy.labels
 
 
+def stage_seed(rng: int, index: int, attempt: int) -> int:
+    """The rng seed of one try at one task of a run: a hash of (rng, index, attempt) in [0, 2**32), so any rng a
+    user gives works (arithmetic on it overflowed the 32-bit seeds of scikit-learn) and tries never collide."""
+    return int.from_bytes(hashlib.sha256(f"{rng}:{index}:{attempt}".encode()).digest()[:4], "big")
+
+
+def _named_columns(spec: TaskSpec) -> list[dict]:
+    """Every named column of a spec, distractors included, with what the domain declares of it."""
+    return spec.domain.get("features", []) + spec.noise.get("distractor_columns", [])
+
+
 def _units(spec: TaskSpec) -> dict[str, str]:
     """The unit of every named column, distractors included."""
-    named = spec.domain.get("features", []) + spec.noise.get("distractor_columns", [])
-    return {column["name"]: column["unit"] for column in named}
+    return {column["name"]: column["unit"] for column in _named_columns(spec)}
+
+
+ID_PREFIX = "r"  # ids say nothing of the seed or the label: a fixed letter and a number in shuffled order
 
 
 def _row_ids(spec: TaskSpec, n_rows: int) -> list[str]:
-    return [f"{spec.seed_name[:3]}_{i:05d}" for i in np.random.default_rng([spec.rng_seed, 2]).permutation(n_rows)]
+    width = max(5, len(str(n_rows - 1)))
+    return [f"{ID_PREFIX}{i:0{width}d}" for i in np.random.default_rng([spec.rng_seed, 2]).permutation(n_rows)]
 
 
 def _submission_columns(choice: DomainChoice, metric: str, task_type: str) -> list[str]:
@@ -155,13 +169,29 @@ def build_bundle(spec: TaskSpec, out_dir: Path, log: list | None = None) -> Path
         else:
             sample[column] = 0.0
     write_csv(sample, task_dir / "public" / "sample_submission.csv")
-    units = _units(spec)
-    described = [{"name": c, "unit": describe_text_column(noisy[c]) if units.get(c) == "text" else units.get(c, "")}
-                 for c in noisy.columns if not c.startswith("px_")]
+    declared = {column["name"]: column for column in _named_columns(spec)}
+    described = [_described_column(c, declared.get(c, {}), noisy[c]) for c in noisy.columns if not c.startswith("px_")]
     (task_dir / "public" / "description.md").write_text(_description(choice, spec, dna, described, columns), encoding="utf-8")
     write_json(spec.rule | {"description": rules.describe_rule(spec.rule, label_names=choice.label_names or [""])},
                task_dir / "private" / "rule.json")
     return task_dir
+
+
+def _described_column(name: str, declared: dict, values: pd.Series) -> dict:
+    """A row of the description's column table: the unit, and the typical range or levels a reader should expect."""
+    unit = declared.get("unit", "")
+    if unit == "text":
+        return {"name": name, "unit": describe_text_column(values), "typical": ""}
+    if "typical" in declared:
+        low, high = declared["typical"]
+        typical = f"{_number(low)} to {_number(high)}" + (", whole" if declared["whole"] else "")
+    else:
+        typical = ", ".join(f"`{level}`" for level in declared.get("levels", [])[:8])
+    return {"name": name, "unit": unit, "typical": typical}
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
 def _description(choice: DomainChoice, spec: TaskSpec, dna: TaskDNA, described: list[dict], columns: list[str]) -> str:
@@ -169,15 +199,21 @@ def _description(choice: DomainChoice, spec: TaskSpec, dna: TaskDNA, described: 
     direction = "lower is better" if metric.is_lower_better else "higher is better"
     what = (f"predict `{choice.target_name}` ({choice.target_unit})" if dna.task_type == "regression"
             else f"predict `{choice.target_name}`, one of: {', '.join(f'`{n}`' for n in choice.label_names)}")
-    rows = "\n".join(f"| `{f['name']}` | {f['unit']} |" for f in described) or "| `image` | an 8-bit greyscale PNG under `images/` |"
+    rows = ("\n".join(f"| `{f['name']}` | {f['unit']} | {f['typical']} |" for f in described)
+            or "| `image` | an 8-bit greyscale PNG under `images/` | |")
+    glitches = noise.glitch_share(spec.noise)
+    mess = ("Like real data, some values are missing" + (
+        f", and up to {glitches:.0%} of a column's readings are implausible (unit slips, sensor glitches)."
+        if glitches >= 0.005 else "."))
     submission = {"label": f"the predicted `{choice.target_name}` label", "value": f"the predicted `{choice.target_name}`",
                   "probability": "the predicted probability of each class" if len(columns) > 2
                   else f"the predicted probability that `{choice.target_name}` is `{(choice.label_names or ['', ''])[-1]}`"}[metric.prediction]
     return (f"# {choice.title}\n\n## Overview\n\n{choice.context} Each row is one {choice.entity}; {what}.\n\n"
             f"## Data\n\n- `train.csv`: {spec.n_train} rows with the target.\n- `test.csv`: {spec.n_test} rows without it.\n"
             f"- `sample_submission.csv`: the submission format.\n" + ("- `images/`: one PNG per row.\n" if dna.modality == "image" else "")
-            + f"\n| column | unit |\n| --- | --- |\n| `id` | row identifier |\n{rows}\n\n"
-            f"Like real data, some values are missing and some readings are implausible.\n\n"
+            + f"\n| column | unit | typical values |\n| --- | --- | --- |\n"
+            f"| `id` | row identifier: `{ID_PREFIX}` and a number, in no particular order | |\n{rows}\n\n"
+            f"{mess}\n\n"
             f"## Evaluation\n\nSubmissions are scored with **{metric.name}** ({direction}).\n\n"
             f"## Submission format\n\nA CSV with header `{','.join(columns)}`: one row per test `id`, with {submission}.\n")
 
@@ -209,8 +245,10 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
     leaks = calibrate.single_column_scores(public.iloc[: spec.n_train], public_test, y_train, y_test,
                                            metric=spec.metric, task_type=dna.task_type, labels=label_ids)
     shift = calibrate.shift_pvalues(noisy.iloc[: spec.n_train], noisy.iloc[spec.n_train:])
+    implausible = plausibility.implausible_shares(noisy, plausibility.declared_readings(_named_columns(spec)))
     reasons = calibrate.critic(ladder=ladder, milestones=milestones, is_lower_better=metric.is_lower_better,
-                               leak_scores=leaks, shift_pvalues=shift)
+                               leak_scores=leaks, shift_pvalues=shift, implausible=implausible,
+                               allowed_implausible=plausibility.allowed_share(noise.glitch_share(spec.noise), len(noisy)))
     return ladder, milestones, reasons
 
 
@@ -288,7 +326,7 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
             for attempt in range(attempts):
                 log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
                 spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names,
-                                 rng_seed=rng * 1000 + index * 10 + attempt, log=log, families=families,
+                                 rng_seed=stage_seed(rng, index, attempt), log=log, families=families,
                                  domain_stage=domain_stage, rule_stage=rule_stage)
                 spec.dna = _spec_dna(spec.dna)
                 spec, built_dir, ladder, milestones, reasons = _build_and_calibrate(spec, staging, log)

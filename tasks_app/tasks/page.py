@@ -6,6 +6,7 @@ changes under the same hash, so the cache never goes stale.
 
 from __future__ import annotations
 
+import pandas as pd
 from django.core.cache import cache
 
 from tasks_app.tasks import bundle_files, charts, regenerate
@@ -19,9 +20,19 @@ def _target(task) -> str:
     return (task.spec.get("domain") or {}).get("target_name", "")
 
 
+def _column_ranges(task) -> list[dict]:
+    """Unit, declared range and observed range of each named column, over the public train and test rows."""
+    from sandmle.synth.plausibility import column_ranges
+
+    frames = [charts.read_public_frame(task.bundle_dir, name) for name in ("train.csv", "test.csv")] if task.bundle_dir else []
+    frames = [frame for frame in frames if frame is not None]
+    return column_ranges(task.spec or {}, pd.concat(frames, ignore_index=True)) if frames else []
+
+
 def _public_charts(task) -> dict:
     target = _target(task)
     return {
+        "column_ranges": _column_ranges(task),
         "feature_charts": charts.feature_distribution_charts(task.bundle_dir, target=target),
         "label_chart": charts.label_balance_chart(task.bundle_dir, target=target, task_type=task.task_type),
         "task_dna": task_dna(bundle_dir=task.bundle_dir, target=target, task_type=task.task_type,
@@ -30,7 +41,7 @@ def _public_charts(task) -> dict:
 
 
 def task_presentation(*, task, include_private: bool) -> dict:
-    key = f"task-page:{task.bundle_sha256 or task.task_id}"
+    key = f"task-page:2:{task.bundle_sha256 or task.task_id}"  # 2: with column ranges
     public = cache.get(key)
     if public is None:
         public = _public_charts(task)
@@ -45,7 +56,7 @@ def task_presentation(*, task, include_private: bool) -> dict:
     seed_dna = task.seed.dna.data if hasattr(task.seed, "dna") else {}
     previous = regenerate.previous_version(task)
     return {
-        "feature_charts": public["feature_charts"], "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
+        "feature_charts": public["feature_charts"], "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
         "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
         # The rule stage names the hidden rule family and the columns it reads: reviewers only.

@@ -74,3 +74,54 @@ def test_text_seed_mutates_into_a_text_domain_with_its_vocabulary():
     assert choice.features[0] == {"name": choice.text_field, "unit": "text"}
     assert [f["unit"] for f in choice.features[1:]][0] == "count"  # the integer column got a count
     assert set(choice.vocabulary) == {*choice.label_names, "common"} and len(choice.label_names) == 3
+
+
+def undeclared_columns(domains) -> list[str]:
+    """Domain columns without what generation needs to make believable values: a numeric column's typical range, hard
+    bounds (within what its unit allows) and wholeness; a coded category's level names."""
+    from sandmle.synth.domain_library.readings import DEFINED_BY_UNIT, LEVELS, UNIT_BOUNDS, WHOLE_UNITS, reading_for
+
+    problems = []
+    for d in domains:
+        for name, unit in d.features:
+            where = f"{d.domain_id}.{name} ({unit})"
+            if unit == "category":
+                levels = LEVELS.get(name, ())
+                if len(levels) < 2 or len(set(levels)) != len(levels) or not all(SNAKE.match(v) for v in levels):
+                    problems.append(f"{where}: no level names")
+                continue
+            reading = reading_for(name, unit)
+            if reading is None:
+                problems.append(f"{where}: no declared range")
+                continue
+            (low, high), (lowest, highest) = reading.typical, reading.bounds
+            unit_low, unit_high = UNIT_BOUNDS[unit.replace(" ", "_")] if unit in DEFINED_BY_UNIT else (lowest, highest)
+            if not (lowest <= low < high <= highest) or lowest < unit_low or highest > unit_high:
+                problems.append(f"{where}: typical {low}..{high} and bounds {lowest}..{highest} do not fit the unit")
+            if unit in WHOLE_UNITS and not reading.whole:
+                problems.append(f"{where}: a {unit} is whole")
+    return problems
+
+
+def test_every_domain_column_declares_where_real_readings_lie():
+    assert sum(len(d.features) for d in DOMAINS) > 700
+    assert undeclared_columns(DOMAINS) == []
+    import dataclasses
+
+    made_up = dataclasses.replace(DOMAINS[0], features=(("mystery_level", "bar"), ("odd_group", "category")))
+    assert undeclared_columns([made_up]) == [f"{DOMAINS[0].domain_id}.mystery_level (bar): no declared range",
+                                             f"{DOMAINS[0].domain_id}.odd_group (category): no level names"]
+
+
+def test_unit_implied_ranges_hold_in_the_library():
+    """The issue's examples: a heart rate is 20-250 bpm, percentages lie in 0-100, counts are whole and not negative."""
+    from sandmle.synth.domain_library.readings import READINGS
+
+    assert READINGS[("heart_rate", "bpm")].bounds == (20.0, 250.0)
+    for (name, unit), reading in READINGS.items():
+        if unit == "%":
+            assert 0 <= reading.bounds[0] and reading.bounds[1] <= 100, name
+        if unit == "count":
+            assert reading.whole and reading.bounds[0] >= 0, name
+        low, high = reading.band()
+        assert reading.bounds[0] <= low < high <= reading.bounds[1], name

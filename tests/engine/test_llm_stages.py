@@ -19,7 +19,7 @@ from sandmle.synth import rules, synthesize, verify_bundle
 from sandmle.synth.domains import DOMAINS
 from sandmle.synth.llm_stages import LLMDomainStage, LLMRuleStage, rule_problems
 from tests.chat_server import ChatServer
-from tests.engine.llm_replies import hydro_domain, simulated_llm
+from tests.engine.llm_replies import HYDRO_FEATURES, hydro_domain, reading, simulated_llm
 
 IRIS_NAMES = {"sepal", "petal", "setosa", "versicolor", "virginica"}
 
@@ -61,11 +61,9 @@ def test_invalid_json_is_retried_then_accepted(chat_server, chat_client, iris):
 def test_domain_checks_reject_seed_names_wrong_counts_and_units(chat_server, chat_client, iris):
     dna, seed_names = iris
     chat_server.script(
-        hydro_domain(features=[{"name": "sepal_size", "unit": "cm"}, {"name": "flow_rate", "unit": "m³/s"},
-                              {"name": "runner_vibration", "unit": "mm/s"}, {"name": "silt_load", "unit": "g/L"}]),
+        hydro_domain(features=[reading("sepal_size", "cm", (2, 9)), *HYDRO_FEATURES[1:]]),
         hydro_domain(label_names=["sound", "abrasion"]),
-        hydro_domain(features=[{"name": "head_pressure", "unit": "count"}, {"name": "flow_rate", "unit": "m³/s"},
-                              {"name": "runner_vibration", "unit": "mm/s"}, {"name": "silt_load", "unit": "g/L"}]),
+        hydro_domain(features=[reading("head_pressure", "count", (1, 9), whole=True), *HYDRO_FEATURES[1:]]),
     )
     log = []
     choice = LLMDomainStage(chat_client)(dna, rng=np.random.default_rng(0), seed_names=seed_names, log=log)
@@ -74,6 +72,25 @@ def test_domain_checks_reject_seed_names_wrong_counts_and_units(chat_server, cha
     assert "label_names" in messages and "'count' does not fit" in messages
     assert "fell back to the procedural stage" in messages
     assert choice.source == "library" and choice.domain_id in {d.domain_id for d in DOMAINS}
+
+
+def test_domain_replies_must_declare_plausible_ranges(chat_server, chat_client, iris):
+    """A numeric column without its range fails the schema; a range the unit cannot hold, an empty one or a typical
+    range outside its own bounds fails the checks; the accepted reply's ranges reach the DomainChoice."""
+    dna, seed_names = iris
+    undeclared = [{"name": "head_pressure", "unit": "bar"}, *HYDRO_FEATURES[1:]]
+    wrong = [reading("head_pressure", "%", (20, 90), bounds=(0, 150)), reading("flow_rate", "m³/s", (180, 20)),
+             reading("runner_vibration", "mm/s", (0.5, 6), bounds=(1, 5)), HYDRO_FEATURES[3]]
+    chat_server.script(hydro_domain(features=undeclared), hydro_domain(features=wrong), hydro_domain())
+    log = []
+    choice = LLMDomainStage(chat_client)(dna, rng=np.random.default_rng(0), seed_names=seed_names, log=log)
+    messages = " | ".join(entry["message"] for entry in log)
+    assert "'typical' is a required property" in messages
+    assert "bounds 0..150 go beyond what '%' allows" in messages
+    assert "typical range 180..20 is empty" in messages and "typical range 0.5..6 leaves the bounds 1..5" in messages
+    assert choice.source == "llm:test-model"
+    assert choice.features[0] == {"name": "head_pressure", "unit": "bar", "typical": [8.0, 25.0],
+                                  "bounds": [0.0, None], "whole": False}
 
 
 def test_persistent_garbage_falls_back_to_the_procedural_stages(chat_server, chat_client, iris):

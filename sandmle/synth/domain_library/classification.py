@@ -64,7 +64,7 @@ CLASSIFICATION_DOMAINS = [
         labels="retained churned downgraded upgraded paused ported_out",
         features="monthly_charge EUR | tenure_months months | support_calls count | avg_latency ms | "
                  "download_volume GB | outage_minutes min | contract_left months | speed_tier Mbps | "
-                 "late_bills count | wifi_complaints count | household_devices count | price_change % | "
+                 "late_bills count | wifi_complaints count | household_devices count | price_change % change | "
                  "competitor_coverage %",
         context="An internet provider loses a few percent of its subscribers every month. Retention offers are "
                 "expensive and only work when sent to the right households, so the marketing team wants to know what "
