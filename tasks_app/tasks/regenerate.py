@@ -19,9 +19,9 @@ from studio.errors import ServiceError
 from tasks_app.models import SynthesisRun, SynthesizedTask
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
+from tasks_app.synthesis.models import RNG_MAX
 
 REGENERATES = "regenerates"  # key of SynthesisRun.summary naming the previous version's task_id
-MAX_RNG = 2**32 - 1  # as the synthesis form and API: any rng synthesizes (the engine hashes its stage seeds)
 PUBLIC_DIFF_FIELDS = ("title", "domain_id", "sector", "modality", "task_type", "metric", "bundle_sha256")
 
 
@@ -29,9 +29,9 @@ PUBLIC_DIFF_FIELDS = ("title", "domain_id", "sector", "modality", "task_type", "
 def task_regenerate(*, task: SynthesizedTask, user, rng: int | None = None) -> SynthesisRun:
     """Queue a one-task synthesis run from the task's seed, restricted to its rule family, with a new rng."""
     if rng is None:
-        rng = secrets.randbelow(MAX_RNG + 1)
-    if not 0 <= rng <= MAX_RNG:
-        raise ServiceError(f"rng must be between 0 and {MAX_RNG}", field="rng")
+        rng = secrets.randbelow(RNG_MAX + 1)
+    if not 0 <= rng <= RNG_MAX:
+        raise ServiceError(f"rng must be between 0 and {RNG_MAX}", field="rng")
     if rng == task.spec.get("rng_seed") or SynthesisRun.objects.filter(seed=task.seed, rng=rng, count=1,
                                                                         summary__regenerates=task.task_id).exists():
         raise ServiceError("this rng already made a version of the task; pick another", field="rng")

@@ -9,11 +9,11 @@ from tasks_app.models import SynthesizedTask
 from tasks_app.review import selectors as review_selectors
 from tasks_app.review.serializers import CommentOutput
 from tasks_app.tasks import bundle_files
-from tasks_app.tasks.regenerate import MAX_RNG as REGENERATE_MAX_RNG
+from tasks_app.synthesis.models import RNG_MAX
 
 
 class TaskRegenerateInput(serializers.Serializer):
-    rng = serializers.IntegerField(min_value=0, max_value=REGENERATE_MAX_RNG, required=False, allow_null=True,
+    rng = serializers.IntegerField(min_value=0, max_value=RNG_MAX, required=False, allow_null=True,
                                    default=None, help_text="omit for a random one")
 
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from tasks_app import regenerate
-from tasks_app.forms import RNG_MAX, SynthesisRunForm
+from tasks_app.tasks import regenerate
+from tasks_app.synthesis.models import RNG_MAX
+from tasks_app.synthesis.forms import SynthesisRunForm
 from tasks_app.models import SynthesisRun, SynthesizedTask
 
 
