@@ -45,6 +45,9 @@ class PolicyReply:
     prompt_ids: list[int] | None = None
     completion_ids: list[int] | None = None
     logprobs: list[float] | None = None
+    # 1 where the policy sampled the token, 0 where it forced it (a reply menu's fixed text): forced tokens train
+    # like environment tokens. None: every completion token was sampled.
+    completion_mask: list[int] | None = None
     finish_reason: str = "stop"
     usage: dict[str, int] = field(default_factory=dict)
 
@@ -81,6 +84,7 @@ def make_policy(spec: str, **options: Any) -> Policy:
         return OpenAIPolicy(base_url=base_url, model=model, **options)
     if spec.startswith("hf:"):
         from sandmle.agents.policies.hf import HFPolicy
+        from sandmle.agents.policies.menu import with_reply_menu
 
-        return HFPolicy(checkpoint=spec[len("hf:"):], **options)
+        return with_reply_menu(HFPolicy(checkpoint=spec[len("hf:"):], **options))
     raise UsageError(f"unknown policy spec {spec!r}: expected baseline, openai:MODEL@URL or hf:PATH")
