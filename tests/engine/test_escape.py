@@ -336,7 +336,9 @@ while True:
     pass
 """)
     assert result.termination == "timeout" and result.exit_code is None, result
-    assert LOOP_TIMEOUT_S <= result.wall_s < LOOP_TIMEOUT_S + 2.0
+    # Stopped by its own wall limit: not before it, and long before any other limit (60 s for the rest of LIMITS);
+    # the margin is wide because a loaded 2-core machine can take seconds to kill and reap a step's tree.
+    assert LOOP_TIMEOUT_S <= result.wall_s < LOOP_TIMEOUT_S + 15.0, result
     if _cgroup_writable("cpuacct"):  # else only waited-for processes count, and the killed loop was not waited for
         assert result.cpu_s > 0.2, result
     assert_heartbeat_stopped(episode.workdir / "heartbeat")
