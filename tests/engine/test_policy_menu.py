@@ -65,7 +65,8 @@ def test_a_vllm_run_of_a_menu_checkpoint_is_refused_by_name(tmp_path):
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 
     checkpoint = build_tiny_checkpoint(tmp_path / "menu", reply_menu=MENU)
-    config = load_train_config({"model": str(checkpoint), "tasks": [str(tmp_path)], "output_dir": str(tmp_path / "run")})
+    config = load_train_config({"model": str(checkpoint), "tasks": [str(tmp_path)],
+                                "output_dir": str(tmp_path / "run")})
     # Set after validation: on this CPU machine the config check itself refuses use_vllm (vLLM is not installed).
     config = TrainConfig(kind=config.kind, values={**config.values, "use_vllm": True})
     with pytest.raises(ConfigError) as refused:

@@ -43,7 +43,8 @@ print('wrote /workdir/submission.csv')"""
 # submission as it is (valid, below the median) and a program that writes to the wrong file (invalid). Each opens
 # its thinking with another letter, so the choice is one sampled token.
 TABULAR_REPLY_MENU = [
-    "<think>Fit extremely randomized trees on the training features.</think>\n<python>\n" + _MODEL_PROGRAM + "\n</python>",
+    "<think>Fit extremely randomized trees on the training features.</think>\n<python>\n" + _MODEL_PROGRAM
+    + "\n</python>",
     "<think>Submit the sample submission unchanged.</think>\n<python>\nimport shutil\n"
     "shutil.copy('/public/sample_submission.csv', '/workdir/submission.csv')\nprint('copied')\n</python>",
     "<think>Write the sample rows as predictions.</think>\n<python>\nimport shutil\n"
