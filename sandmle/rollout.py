@@ -80,7 +80,8 @@ class Trajectory:
 
 
 def token_records(turns: list[dict]) -> list[dict]:
-    """Per policy turn: prompt ids, completion ids, a mask of 0 over the prompt and 1 over the completion, logprobs."""
+    """Per policy turn: prompt ids, completion ids, a mask of 0 over the prompt and 1 over the completion (0 too where
+    the policy forced a token, as a reply menu does), logprobs."""
     records = []
     for index, turn in enumerate(turns):
         if turn["role"] != "assistant" or turn.get("completion_ids") is None:
@@ -90,7 +91,7 @@ def token_records(turns: list[dict]) -> list[dict]:
             "turn": index,
             "prompt_ids": prompt,
             "completion_ids": completion,
-            "mask": [0] * len(prompt) + [1] * len(completion),
+            "mask": [0] * len(prompt) + list(turn.get("completion_mask") or [1] * len(completion)),
             "logprobs": turn.get("logprobs"),
         })
     return records
@@ -118,7 +119,7 @@ def flatten_tokens(records: list[dict]) -> dict | None:
             mask += [0] * len(added)
             logprobs += [None] * len(added)
         ids += record["completion_ids"]
-        mask += [1] * len(record["completion_ids"])
+        mask += record["mask"][len(record["prompt_ids"]):]
         logprobs += list(record["logprobs"] or [None] * len(record["completion_ids"]))
     return {"ids": ids, "mask": mask, "logprobs": logprobs, "prompt_length": len(records[0]["prompt_ids"])}
 

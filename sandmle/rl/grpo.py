@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -23,10 +24,19 @@ def check_paths(config: TrainConfig) -> None:
     """Missing checkpoints and bundles are named before torch loads (the CLI's exit 2, the form's field error)."""
     if not Path(config.model).is_dir():
         raise ConfigError("model", f"checkpoint directory not found: {config.model}")
+    if config.use_vllm and "reply_menu" in _model_config(Path(config.model)):
+        raise ConfigError("use_vllm", "a reply-menu checkpoint chooses its replies in the hf policy; vLLM would not")
     for key in ("tasks", "eval_tasks"):
         for task in getattr(config, key):
             if not (Path(task) / "public").is_dir():
                 raise ConfigError(key, f"not a task bundle (no public/ folder): {task}")
+
+
+def _model_config(model_dir: Path) -> dict:
+    try:
+        return json.loads((model_dir / "config.json").read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def episode_config(config: TrainConfig) -> EpisodeConfig:
@@ -74,8 +84,9 @@ class GRPORun:
 
             return TimedPolicy(VLLMTurnPolicy(trainer, self.tokenizer))
         from sandmle.agents.policies.hf import HFPolicy
+        from sandmle.agents.policies.menu import with_reply_menu
 
-        return TimedPolicy(HFPolicy.from_model(model, self.tokenizer, name="hf:training"))
+        return TimedPolicy(with_reply_menu(HFPolicy.from_model(model, self.tokenizer, name="hf:training")))
 
     def sandbox_pool(self) -> Any:
         if self.pool is None and self.episode_fn is default_episode:

@@ -22,11 +22,13 @@ CORPUS = [
 ]
 
 
-def build_tiny_checkpoint(path: Path, *, seed: int = 0) -> Path:
+def build_tiny_checkpoint(path: Path, *, seed: int = 0, reply_menu: list[str] | None = None) -> Path:
     """Saves a 2-layer, hidden-64 Qwen3 (random weights) and its tokenizer with save_pretrained(); returns the path.
 
     The tokenizer is trained here on a few lines of agent-like text, so nothing is downloaded; the model is a real
-    architecture, so the same checkpoint loads in `hf:PATH`, TRL's trainers and (on a GPU) vLLM.
+    architecture, so the same checkpoint loads in `hf:PATH`, TRL's trainers and (on a GPU) vLLM. With `reply_menu`
+    (see sandmle.agents.policies.menu) its config carries complete replies the model chooses among, so a smoke run
+    executes code, gets grades and learns.
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -50,5 +52,7 @@ def build_tiny_checkpoint(path: Path, *, seed: int = 0) -> Path:
                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=4096,
                          eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
                          pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"), tie_word_embeddings=True)
+    if reply_menu is not None:
+        config.reply_menu = list(reply_menu)
     Qwen3ForCausalLM(config).save_pretrained(str(directory))
     return directory

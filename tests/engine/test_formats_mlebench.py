@@ -1,4 +1,5 @@
-"""MLE-bench export and import: the registry files, MLE-bench's medal rules on the exported leaderboard, the round trip."""
+"""MLE-bench export and import: the registry files, the grader we export (grade.py) against our own grading, MLE-bench's
+medal rules (restated here) on the exported leaderboard, the round trip."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ from sandmle.grading import grade_submission
 from tests.engine.rollout_bundles import make_bundle
 
 
-def mlebench_rank_rules(scores: list[float]) -> dict:
-    """MLE-bench's published rules (its rank_score by number of teams), written here from its documentation."""
+# MLE-bench is not on PyPI, so its own grader cannot run in CI. These two functions restate its rules from its source:
+# github.com/openai/mle-bench, mlebench/grade_helpers.py, Grader.is_lower_better and Grader.rank_score (the
+# get_thresholds ladder by number of teams, after kaggle.com/progression, and the medal comparisons).
+def thresholds_by_mlebench_rules(scores: list[float]) -> dict:
+    """Medal thresholds, median and direction of a best-first leaderboard, by MLE-bench's rules (restated)."""
     n = len(scores)
     if n < 100:
         gold, silver, bronze = max(1, int(n * 0.1)), max(1, int(n * 0.2)), max(1, int(n * 0.4))
@@ -31,7 +35,8 @@ def mlebench_rank_rules(scores: list[float]) -> dict:
             "median": statistics.median(scores), "is_lower_better": scores[0] < scores[-1]}
 
 
-def mlebench_medals(score: float, rules: dict) -> dict:
+def medals_by_mlebench_rules(score: float, rules: dict) -> dict:
+    """Medals and above-median of a score against thresholds_by_mlebench_rules's output (restated)."""
     better_or_equal = (lambda a, b: a <= b) if rules["is_lower_better"] else (lambda a, b: a >= b)
     strictly_better = (lambda a, b: a < b) if rules["is_lower_better"] else (lambda a, b: a > b)
     gold = better_or_equal(score, rules["gold"])
@@ -41,7 +46,8 @@ def mlebench_medals(score: float, rules: dict) -> dict:
             "above_median": strictly_better(score, rules["median"])}
 
 
-def load_grade_module(path):
+def load_exported_grader(path):
+    """The grade.py our exporter wrote, imported as MLE-bench's registry would import its grade_fn."""
     spec = importlib.util.spec_from_file_location("exported_grade", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -73,7 +79,7 @@ def submission_near_answers(task_dir, tmp_path, *, noise: float, seed: int = 0):
 
 
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regression"])
-def test_export_writes_what_mlebench_reads_and_its_rules_give_our_thresholds(tmp_path, kind):
+def test_export_writes_what_mlebench_reads_and_the_restated_rules_give_our_thresholds(tmp_path, kind):
     task_dir = make_bundle(tmp_path / "tasks", kind=kind, rows=100)
     out = tmp_path / "export"
     competition = export_task(task_dir, out)
@@ -94,27 +100,28 @@ def test_export_writes_what_mlebench_reads_and_its_rules_give_our_thresholds(tmp
     assert imported <= {"numpy", "pandas", "sklearn", "mlebench"}
 
     grading = pd.read_json(task_dir / "private" / "grading.json", typ="series")
-    rules = mlebench_rank_rules(pd.read_csv(competition / "leaderboard.csv")["score"].tolist())
+    rules = thresholds_by_mlebench_rules(pd.read_csv(competition / "leaderboard.csv")["score"].tolist())
     assert rules["is_lower_better"] == grading["is_lower_better"]
     for name in ("gold", "silver", "bronze", "median"):
         assert rules[name] == pytest.approx(grading["milestones"][name], abs=1e-12)
 
-    # MLE-bench grades: grade.py on the exported files, the score rounded to 5 decimals, medals by its rules.
-    grade = load_grade_module(competition / "grade.py")
+    # Graded as MLE-bench would: the exported grade.py on the exported files, the score rounded to 5 decimals
+    # (Grader.__call__), medals by the restated rules; it must agree with our own grader on the bundle.
+    exported_grader = load_exported_grader(competition / "grade.py")
     answers = pd.read_csv(out / "data" / config["dataset"]["answers"])
     for noise in (0.05, 0.6, 2.0):
         submission = submission_near_answers(task_dir, tmp_path, noise=noise)
         ours = grade_submission(task_dir, submission)
-        theirs = round(grade.grade(pd.read_csv(submission), answers), 5)
-        assert theirs == pytest.approx(ours.score, abs=1e-5)
-        medals = mlebench_medals(theirs, rules)
+        exported_score = round(exported_grader.grade(pd.read_csv(submission), answers), 5)
+        assert exported_score == pytest.approx(ours.score, abs=1e-5)
+        medals = medals_by_mlebench_rules(exported_score, rules)
         # Rounding to 5 decimals can move a score across a threshold only when it lies that close to one.
-        if all(abs(theirs - rules[m]) > 1e-5 for m in ("gold", "silver", "bronze", "median")):
+        if all(abs(exported_score - rules[m]) > 1e-5 for m in ("gold", "silver", "bronze", "median")):
             assert medals == {key: getattr(ours, key) for key in medals}
 
     broken = pd.read_csv(submission).drop(columns=[pd.read_csv(submission).columns[-1]])
-    with pytest.raises(grade.InvalidSubmissionError):
-        grade.grade(broken, answers)
+    with pytest.raises(exported_grader.InvalidSubmissionError):
+        exported_grader.grade(broken, answers)
 
 
 def test_export_then_import_gives_the_same_report(tmp_path):

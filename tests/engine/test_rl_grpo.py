@@ -1,4 +1,5 @@
-"""GRPO through the real sandbox: a tiny Qwen3 trains two steps on hand-made bundles, and its checkpoint runs as hf:."""
+"""GRPO through the real sandbox: a tiny Qwen3 with the tabular reply menu trains two steps on a hand-made bundle (its
+replies run code, get grades and gradients), and its checkpoint runs as hf: with the menu it carries."""
 
 from __future__ import annotations
 
@@ -17,15 +18,16 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     from sandmle.agents import SamplingParams, make_policy
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
     from sandmle.rl.config import load_train_config
     from sandmle.rl.grpo import train_grpo
     from sandmle.rl.tiny_model import build_tiny_checkpoint
     from sandmle.rollout import EpisodeConfig, run_episode
 
-    checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint")
-    task = make_bundle(tmp_path / "tasks", kind="binary")
+    checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", reply_menu=TABULAR_REPLY_MENU)
+    task = make_bundle(tmp_path / "tasks", kind="regression")
     config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
-                                "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_turns": 2,
+                                "group_size": 4, "tasks_per_step": 1, "steps": 2, "max_turns": 1,
                                 "max_response_tokens": 12, "save_every": 2, "learning_rate": 1e-4, "concurrency": 2})
     lines = []
     result = train_grpo(config, on_step=lines.append)
@@ -40,12 +42,20 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
                 "tokens", "loss", "grad_norm", "learning_rate", "step_s", "generation_s", "sandbox_s", "update_s"):
         assert all(key in line for line in written), key
     trajectories = [json.loads(line) for line in open(lines[0]["trajectories"])]
-    assert len(trajectories) == 2 and all(t["scaffold"] == "react" and t["grade"] is not None for t in trajectories)
-    # The rewards trained on are the grade's, under the run's scheme.
-    assert written[0]["reward_mean"] == pytest.approx(sum(t["rewards"]["dense"]["total"] for t in trajectories) / 2)
+    assert len(trajectories) == 4 and all(t["scaffold"] == "react" and t["grade"] is not None for t in trajectories)
+    # Every reply ran its program in the sandbox; the fitted model's was graded valid.
+    assert all(t["turns"][1]["step"]["termination"] == "ok" for t in trajectories)
+    dense = [t["rewards"]["dense"]["total"] for t in trajectories]
+    chosen = [t["turns"][0]["extra"]["usage"]["menu_choice"] for t in trajectories]
+    assert all(t["grade"]["valid_submission"] == (choice != 2) for t, choice in zip(trajectories, chosen))
+    # The rewards trained on are the grade's, under the run's scheme; they differ, so the update had a gradient.
+    assert written[0]["reward_mean"] == pytest.approx(sum(dense) / 4) and written[0]["reward_mean"] >= 0.1
+    assert max(dense) - min(dense) > 0.1 and written[0]["reward_std"] > 0 and written[0]["grad_norm"] > 0
+    assert written[0]["tokens"] == 4  # one sampled token a reply; the menu's forced text is masked out
     assert (tmp_path / "run" / "config.yaml").is_file()
 
     policy = make_policy(f"hf:{result['checkpoints'][0]}")
+    assert policy.replies == TABULAR_REPLY_MENU  # the menu travelled in the checkpoint's config
     episode = run_episode(task, scaffold="react", policy=policy,
                           config=EpisodeConfig(max_turns=1, sampling=SamplingParams(max_tokens=8)))
-    assert episode.error is None and episode.tokens and episode.grade is not None
+    assert episode.error is None and episode.tokens and episode.turns[1]["step"]["termination"] == "ok"

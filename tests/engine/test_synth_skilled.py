@@ -19,9 +19,6 @@ SEED_OF_FAMILY = {"threshold_tree": "iris", "modular_steps": "iris", "rule_list"
                   "bar_orientation": "digits", "blob_count": "digits"}
 
 
-GOLD_SET_BY_SKILLED: dict[str, bool] = {}  # filled by the per-family test, read by the one after it
-
-
 def fixed_spec(family: str, *, rng_seed: int = 3, **changes):
     seed = load_bundled_seed(SEED_OF_FAMILY[family])
     spec = make_spec(extract_dna(seed), seed_name=seed.name, seed_names={str(c) for c in seed.frame.columns},
@@ -34,23 +31,36 @@ def goodness(value: float, lower_is_better: bool) -> float:
     return -value if lower_is_better else value
 
 
-def accepted_spec(family: str, tmp_path):
-    """The first spec of the family from rng seed 3 on that the critic accepts, as synthesis retries until one passes
-    (a rule list on wine is often refused: a plain forest gets near its oracle)."""
-    for rng_seed in range(3, 9):
-        spec = fixed_spec(family, rng_seed=rng_seed)
-        ladder, milestones, reasons = _calibrate(spec, build_bundle(spec, tmp_path / str(rng_seed)))
-        if not reasons:
-            break
-    return spec, ladder, milestones, reasons
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """Each family's first spec from rng seed 3 on that the critic accepts (synthesis retries until one passes; a
+    rule list on wine is often refused: a plain forest gets near its oracle), calibrated once, on first use:
+    (spec, ladder, milestones, reasons)."""
+    done: dict[str, tuple] = {}
+
+    def calibrate(family: str) -> tuple:
+        if family not in done:
+            for rng_seed in range(3, 9):
+                spec = fixed_spec(family, rng_seed=rng_seed)
+                ladder, milestones, reasons = _calibrate(spec, build_bundle(spec, tmp_path_factory.mktemp(family)))
+                if not reasons:
+                    break
+            done[family] = (spec, ladder, milestones, reasons)
+        return done[family]
+
+    return calibrate
+
+
+def gold_set_by_skilled(spec, ladder, milestones) -> bool:
+    lower = spec.metric in ("rmse", "mae", "log_loss")
+    return goodness(ladder["skilled"], lower) >= goodness(milestones["gold"], lower) - 1e-6
 
 
 @pytest.mark.parametrize("family", sorted(SEED_OF_FAMILY))
-def test_skilled_reference_reaches_gold_and_plain_references_do_not_pass_it(family, tmp_path):
-    spec, ladder, milestones, reasons = accepted_spec(family, tmp_path)
+def test_skilled_reference_reaches_gold_and_plain_references_do_not_pass_it(family, calibrated):
+    spec, ladder, milestones, reasons = calibrated(family)
     lower = spec.metric in ("rmse", "mae", "log_loss")
     gold = goodness(milestones["gold"], lower)
-    GOLD_SET_BY_SKILLED[family] = goodness(ladder["skilled"], lower) >= gold - 1e-6
     span = goodness(ladder["oracle"], lower) - goodness(ladder["baseline"], lower)
     # where a plain forest edges the search on test it sets gold instead: the skilled reference is then within 6%
     # of the headroom of it, and on most families it is the one that sets gold. Measured with values on declared
@@ -62,10 +72,12 @@ def test_skilled_reference_reaches_gold_and_plain_references_do_not_pass_it(fami
     assert goodness(ladder["oracle"], lower) >= gold and not [r for r in reasons if r.startswith("low headroom")]
 
 
-def test_the_skilled_search_sets_gold_on_most_families():
+def test_the_skilled_search_sets_gold_on_most_families(calibrated):
     # measured: 7 of 12; a plain forest edges it on test for hinge_regimes, interaction_products, linear_logit,
-    # nearest_prototype and rule_list (by less than 5% of the headroom, checked above)
-    assert GOLD_SET_BY_SKILLED and sum(GOLD_SET_BY_SKILLED.values()) >= 0.5 * len(GOLD_SET_BY_SKILLED), GOLD_SET_BY_SKILLED
+    # nearest_prototype and rule_list (by less than 5% of the headroom, checked above). The calibrations are the
+    # per-family test's when it ran first in this module, else made here: the outcome never depends on test order.
+    gold_set = {family: gold_set_by_skilled(*calibrated(family)[:3]) for family in sorted(SEED_OF_FAMILY)}
+    assert sum(gold_set.values()) >= 0.5 * len(gold_set), gold_set
 
 
 def test_mostly_noise_labels_are_rejected_for_low_headroom_and_retried_at_more_rows(tmp_path):

@@ -177,12 +177,13 @@ def test_campaign_survives_sigkill(broker, task_set, record_property, django_cap
 @pytest.mark.torch
 def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, task_set, tmp_path, record_property,
                                                                      django_capture_on_commit_callbacks):
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
     from sandmle.rl.run_files import last_checkpoint
     from sandmle.rl.tiny_model import build_tiny_checkpoint
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
     from training_app.runs import services as training_services
 
-    model = build_tiny_checkpoint(tmp_path / "tiny")
+    model = build_tiny_checkpoint(tmp_path / "tiny", reply_menu=TABULAR_REPLY_MENU)  # its replies run code
     steps = 6
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(
@@ -199,6 +200,10 @@ def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, tas
     taken_over(run)
     assert list(TrainingMetric.objects.filter(run=run).values_list("step", flat=True)) == list(range(1, steps + 1))
     assert lines == list(range(1, steps + 1))  # the killed attempt's steps past its checkpoint were dropped, redone once
+    stored = [m.metrics for m in TrainingMetric.objects.filter(run=run).order_by("step")]
+    # Every step, before and after the kill, ran its replies' programs in the sandbox and trained on their grades.
+    assert all(m["sandbox_s"] > 0 and m["reward_mean"] >= 0.1 and m["tokens"] == 2 for m in stored), stored
+    assert any(m["grad_norm"] > 0 for m in stored), stored
     step_files = sorted((Path(run.output_dir) / "trajectories").glob("step-*.jsonl"))
     written = {int(path.stem.split("-")[1]): path.stat().st_mtime for path in step_files}
     assert all(written[step] < killed_at for step in range(1, resumed_from + 1))  # not redone

@@ -1,5 +1,6 @@
 """Training runs in the studio: field-level launch refusals, roles, and a real one-step GRPO run of a tiny random
-Qwen3 through the Celery task function (metric and checkpoint rows, the run page, its metrics JSON, redelivery)."""
+Qwen3 with the tabular reply menu (its replies run code and get graded) through the Celery task function (metric and
+checkpoint rows, the run page, its metrics JSON, redelivery)."""
 
 from __future__ import annotations
 
@@ -65,13 +66,15 @@ def finished_run(client_for, task_set, tmp_path, settings, django_capture_on_com
     """A tiny random model's one-step GRPO run, launched from the page and run by the worker's task function."""
     pytest.importorskip("torch").set_num_threads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
     from sandmle.rl.tiny_model import build_tiny_checkpoint
     from workers.training import run_training
 
     # Under the data directory's models/: a curator may train only from the model roots (training_app/shared/model_roots.py).
-    model = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path.name)
+    model = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path.name, reply_menu=TABULAR_REPLY_MENU)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client_for("curator").post("/training/", GOOD | {"model": str(model), "name": "smoke"})
+        response = client_for("curator").post("/training/", GOOD | {"model": str(model), "name": "smoke",
+                                                                    "group_size": 4})
     assert response.status_code == 302, response.context["form"].errors
     assert len(callbacks) == 1
     run = TrainingRun.objects.get()
@@ -89,6 +92,9 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     assert run.state == "succeeded", run.error
     metric = run.metrics.get()
     assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s"} <= set(metric.metrics)
+    # The replies ran programs in the sandbox and were graded: some reward, spread within the group, a gradient.
+    assert metric.metrics["reward_mean"] >= 0.1 and metric.metrics["sandbox_s"] > 0
+    assert metric.metrics["reward_std"] > 0 and metric.metrics["grad_norm"] > 0
     checkpoint = run.checkpoints.get()
     assert checkpoint.step == 1 and os.path.isfile(os.path.join(checkpoint.path, "config.json"))
     viewer = client_for("viewer")
@@ -100,7 +106,7 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     assert body["state"] == "succeeded" and [line["step"] for line in body["steps"]] == [1]
     assert body["checkpoints"] == [{"step": 1, "path": checkpoint.path}] and set(body["figures"]) >= {"reward", "loss"}
     step_file = viewer.get(f"/training/{run.id}/steps/1/trajectories.jsonl")
-    assert step_file.status_code == 200 and len(b"".join(step_file.streaming_content).splitlines()) == 2
+    assert step_file.status_code == 200 and len(b"".join(step_file.streaming_content).splitlines()) == 4
     assert viewer.get(f"/training/{run.id}/steps/9/trajectories.jsonl").status_code == 404
     curator_html = client_for("curator").get(f"/training/{run.id}/").content.decode()
     assert "Start an evaluation campaign" in curator_html and "Start a rollout batch" in curator_html

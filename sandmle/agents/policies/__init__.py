@@ -33,6 +33,7 @@ def make_policy(spec: str, **options: Any) -> Policy:
         return OpenAIPolicy(base_url=base_url, model=model, **options)
     if spec.startswith("hf:"):
         from sandmle.agents.policies.hf import HFPolicy
+        from sandmle.agents.policies.menu import with_reply_menu
 
-        return HFPolicy(checkpoint=spec[len("hf:"):], **options)
+        return with_reply_menu(HFPolicy(checkpoint=spec[len("hf:"):], **options))
     raise UsageError(f"unknown policy spec {spec!r}: expected baseline, openai:MODEL@URL or hf:PATH")

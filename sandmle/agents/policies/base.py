@@ -44,6 +44,9 @@ class PolicyReply:
     prompt_ids: list[int] | None = None
     completion_ids: list[int] | None = None
     logprobs: list[float] | None = None
+    # 1 where the policy sampled the token, 0 where it forced it (a reply menu's fixed text): forced tokens train
+    # like environment tokens. None: every completion token was sampled.
+    completion_mask: list[int] | None = None
     finish_reason: str = "stop"
     usage: dict[str, int] = field(default_factory=dict)
 

@@ -35,6 +35,7 @@ class Turn:
     prompt_ids: list[int] | None = None
     completion_ids: list[int] | None = None
     logprobs: list[float] | None = None
+    completion_mask: list[int] | None = None  # the reply's own mask (a reply menu's forced tokens are 0)
     messages: list[dict] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -139,6 +140,7 @@ class EpisodeContext:
             prompt_ids=reply.prompt_ids,
             completion_ids=reply.completion_ids,
             logprobs=reply.logprobs,
+            completion_mask=reply.completion_mask,
             messages=[dict(m) for m in messages] if self.options.get("record_messages", True) else None,
             extra={"finish_reason": reply.finish_reason, "usage": reply.usage},
         )

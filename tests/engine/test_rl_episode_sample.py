@@ -1,0 +1,85 @@
+"""episode_sample, the function that turns a trajectory into TRL's record (prompt ids, completion ids, env_mask,
+logprobs, reward): the mask is 1 exactly on the tokens the policy sampled, from a real two-turn ReAct episode of
+the reply-menu model through the sandbox, and episodes that must not train are masked whole."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sandmle.rl.rollouts import episode_sample
+from sandmle.rollout import flatten_tokens, token_records
+from tests.engine.rollout_bundles import make_bundle
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def hand_made(*, termination: str = "max_turns") -> dict:
+    """Two replies around a tool observation; the second reply's first two tokens were forced (mask 0)."""
+    turns = [{"role": "assistant", "prompt_ids": [1, 2, 3], "completion_ids": [10, 11], "logprobs": [-0.1, -0.2]},
+             {"role": "tool"},
+             {"role": "assistant", "prompt_ids": [1, 2, 3, 10, 11, 7, 7, 7], "completion_ids": [20, 21, 22],
+              "logprobs": [0.0, 0.0, -0.3], "completion_mask": [0, 0, 1]}]
+    tokens = token_records(turns)
+    return {"termination": termination, "tokens": tokens, "sequence": flatten_tokens(tokens),
+            "rewards": {"dense": {"total": 0.8}}}
+
+
+def test_the_mask_marks_sampled_tokens_and_leaves_out_observations_and_forced_text():
+    sample = episode_sample(hand_made(), reward_scheme="dense", max_episode_tokens=100, pad_id=0)
+    assert sample.prompt_ids == [1, 2, 3]
+    assert sample.completion_ids == [10, 11, 7, 7, 7, 20, 21, 22]
+    assert sample.env_mask == [1, 1, 0, 0, 0, 0, 0, 1]
+    assert sample.logprobs == [-0.1, -0.2, None, None, None, 0.0, 0.0, -0.3]
+    assert sample.reward == 0.8 and not sample.truncated
+
+
+def test_a_long_episode_is_cut_to_the_token_budget_with_its_mask():
+    sample = episode_sample(hand_made(), reward_scheme="dense", max_episode_tokens=4, pad_id=0)
+    assert sample.completion_ids == [10, 11, 7, 7] and sample.env_mask == [1, 1, 0, 0] and sample.truncated
+    assert sample.reward == 0.8
+
+
+@pytest.mark.parametrize("change", ["time_budget", "error", "no reward", "no sequence"])
+def test_episodes_that_must_not_train_are_masked_whole(change):
+    trajectory = hand_made(termination=change if change in ("time_budget", "error") else "max_turns")
+    if change == "no reward":
+        trajectory["rewards"] = {}
+    if change == "no sequence":  # a prompt that did not extend the last one: no mask can be trusted
+        trajectory["sequence"] = None
+    sample = episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0)
+    assert sample.reward is None and not any(sample.env_mask) and sample.completion_ids
+    assert len(sample.env_mask) == len(sample.completion_ids) == len(sample.logprobs)
+
+
+@pytest.mark.torch
+def test_a_real_react_episode_of_the_menu_model_trains_on_its_two_sampled_tokens_only(tmp_path):
+    pytest.importorskip("torch").set_num_threads(1)
+    from sandmle.agents import make_policy
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+    from sandmle.rollout import EpisodeConfig, run_episode
+
+    policy = make_policy(f"hf:{build_tiny_checkpoint(tmp_path / 'menu', reply_menu=TABULAR_REPLY_MENU)}")
+    task = make_bundle(tmp_path / "tasks", kind="regression")
+    trajectory = run_episode(task, scaffold="react", policy=policy, config=EpisodeConfig(max_turns=2)).to_dict()
+    replies = [turn for turn in trajectory["turns"] if turn["role"] == "assistant"]
+    steps = [turn for turn in trajectory["turns"] if turn["step"] is not None]
+    assert len(replies) == 2 and len(steps) == 2 and all(s["step"]["termination"] == "ok" for s in steps)
+    sample = episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100_000, pad_id=0)
+    assert sample.reward == trajectory["rewards"]["dense"]["total"]
+    assert sample.prompt_ids == replies[0]["prompt_ids"]
+    # The second prompt extends the first reply token for token, so the episode is one sequence ...
+    full = sample.prompt_ids + sample.completion_ids
+    for reply in replies:
+        start = len(reply["prompt_ids"])
+        assert full[:start] == reply["prompt_ids"] and full[start:start + len(reply["completion_ids"])] == \
+            reply["completion_ids"]
+    # ... and its mask is 1 on exactly the two tokens the policy sampled, one a reply, at their positions.
+    sampled = [len(reply["prompt_ids"]) + reply["completion_mask"].index(1) - len(sample.prompt_ids)
+               for reply in replies]
+    assert [i for i, bit in enumerate(sample.env_mask) if bit] == sampled
+    assert [sample.completion_ids[i] for i in sampled] == \
+        [reply["completion_ids"][reply["completion_mask"].index(1)] for reply in replies]
+    assert all(sample.logprobs[i] < 0 for i in sampled)
