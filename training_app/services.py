@@ -87,6 +87,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     Episodes run on the engine's threads; every database write happens here, in the job's own thread, so
     SQLite sees one writer and a test's transaction sees the rows.
     """
+    from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
     from sandmle.rollout import Trajectory as EngineTrajectory
 
@@ -101,6 +102,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     finished: queue.Queue = queue.Queue()
     outcome: dict = {}
     cancelled = threading.Event()
+    stats = GenerationStats()  # this attempt's generation (a resumed batch's earlier attempts are not counted)
 
     def episodes() -> None:
         try:
@@ -112,7 +114,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
                 sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
                 policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
                 on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
-                skip=finished_before,
+                skip=finished_before, stats=stats,
             )
         except Exception as error:  # reported on the row below
             outcome["error"] = error
@@ -136,6 +138,6 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
         raise error
     # The summary covers every stored episode, those of earlier attempts included.
     everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
-    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(everything))
+    RolloutBatch.objects.filter(id=batch.id).update(summary=summarize(everything, stats=stats))
     RolloutBatch.finish(batch.id, state=JobState.CANCELLED if cancelled.is_set() else JobState.SUCCEEDED)
     return True

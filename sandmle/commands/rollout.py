@@ -38,6 +38,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from sandmle.agents.policies.base import SamplingParams, make_policy
+    from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:
@@ -57,12 +58,13 @@ def run(args) -> int:
                            rubric_weight=args.rubric_weight,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    stats = GenerationStats()
     with args.out.open("w") as out:
         def write(trajectory) -> None:
             out.write(trajectory.to_json() + "\n")
             out.flush()
 
         trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=policy, samples=args.samples,
-                                 concurrency=args.concurrency, config=config, on_trajectory=write)
-    print(json.dumps(summarize(trajectories)))
+                                 concurrency=args.concurrency, config=config, on_trajectory=write, stats=stats)
+    print(json.dumps(summarize(trajectories, stats=stats)))
     return 0

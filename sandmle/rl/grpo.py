@@ -11,8 +11,8 @@ from typing import Any, Callable
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
-from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
-                                 group_has_spread, run_groups)
+from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
+from sandmle.rl.rollouts import EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread, run_groups
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rollout import EpisodeConfig
 
@@ -64,15 +64,18 @@ class GRPORun:
         self.trainer: Any = None
 
     # --- rollouts -------------------------------------------------------------------------------------------------
-    def policy(self, trainer: Any) -> TimedPolicy:
+    def policy(self, trainer: Any, stats: GenerationStats | None = None) -> BatchedPolicy:
+        """The current weights behind the generation layer: one batched call per flush of the live episodes' turns."""
         model = trainer.accelerator.unwrap_model(trainer.model)
         if self.config.use_vllm:
             from sandmle.rl.vllm_policy import VLLMTurnPolicy
 
-            return TimedPolicy(VLLMTurnPolicy(trainer, self.tokenizer))
-        from sandmle.agents.policies.hf import HFPolicy
+            backend: Any = VLLMTurnPolicy(trainer, self.tokenizer)
+        else:
+            from sandmle.agents.policies.hf import HFPolicy
 
-        return TimedPolicy(HFPolicy.from_model(model, self.tokenizer, name="hf:training"))
+            backend = HFPolicy.from_model(model, self.tokenizer, name="hf:training")
+        return generation_policy(backend, max_batch=self.config.concurrency, stats=stats)
 
     def sandbox_pool(self) -> Any:
         if self.pool is None and self.episode_fn is default_episode:
@@ -91,11 +94,11 @@ class GRPORun:
         groups_wanted = len(prompts) // group_size
         step = trainer.state.global_step + 1
         started = time.monotonic()
-        policy = self.policy(trainer)
+        rollouts = StepRollouts()
+        policy = self.policy(trainer, rollouts.generation)
         model = trainer.model
         was_training = model.training
         model.eval()
-        rollouts = StepRollouts()
         try:
             kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
             held_back: list[tuple[int, list, list]] = []
@@ -130,7 +133,6 @@ class GRPORun:
         finally:
             model.train(was_training)
         rollouts.rollout_s = time.monotonic() - started
-        rollouts.generation_s = policy.generation_s
         self.current = rollouts
         self.files.write_trajectories(step, rollouts.trajectories)
         samples = rollouts.samples
