@@ -11,11 +11,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("tiny-model", help="save a tiny random Qwen3 checkpoint for smoke runs")
     parser.add_argument("--out", type=Path, required=True, help="the checkpoint directory to write")
     parser.add_argument("--seed", type=int, default=0, help="weight initialisation seed")
+    parser.add_argument("--head-dim", type=int, default=16, choices=(16, 32, 64, 128),
+                        help="attention head size; 64 or more for vLLM's CPU build")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 
-    print(json.dumps({"checkpoint": str(build_tiny_checkpoint(args.out, seed=args.seed))}))
+    print(json.dumps({"checkpoint": str(build_tiny_checkpoint(args.out, seed=args.seed, head_dim=args.head_dim))}))
     return 0

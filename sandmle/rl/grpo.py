@@ -75,7 +75,8 @@ class GRPORun:
             from sandmle.agents.policies.hf import HFPolicy
 
             backend = HFPolicy.from_model(model, self.tokenizer, name="hf:training")
-        return generation_policy(backend, max_batch=self.config.concurrency, stats=stats)
+        return generation_policy(backend, max_batch=self.config.concurrency, max_wait_s=self.config.generation_wait_s,
+                                 stats=stats)
 
     def sandbox_pool(self) -> Any:
         if self.pool is None and self.episode_fn is default_episode:
@@ -262,12 +263,21 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     def episode_reward(prompts, completions, episode_reward, **_):
         return [None if reward is None else advantage_sign * reward for reward in episode_reward]
 
+    cpu_vllm = config.use_vllm and config.vllm_mode == "colocate" and not torch.cuda.is_available()
+    if cpu_vllm:
+        # vLLM's CPU build in this process (the CPU weight sync reaches into its model runner); a small KV cache.
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
     dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
     trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config), train_dataset=dataset,
                           processing_class=tokenizer, peft_config=peft_config, rollout_func=run.rollout,
                           callbacks=[RunCallback(run)])
     run.trainer = trainer
+    if cpu_vllm:
+        from sandmle.rl.vllm_policy import use_cpu_weight_sync
+
+        use_cpu_weight_sync(trainer)
     from transformers.trainer_callback import PrinterCallback
 
     trainer.remove_callback(PrinterCallback)  # metrics.jsonl and on_step carry the numbers
