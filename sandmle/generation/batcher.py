@@ -38,6 +38,7 @@ class GenerationStats:
     completion_tokens: int = 0
     generation_s: float = 0.0
     wait_s: float = 0.0  # summed over turns: time a turn queued before its call started
+    engine: str | None = None  # the path generation took: "hf" (token loop), "vllm" (engine), "server" (endpoint)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def record_call(self, *, replies: list[PolicyReply], seconds: float, waited_s: float) -> None:
@@ -61,7 +62,8 @@ class GenerationStats:
             return {"generate_calls": self.generate_calls,
                     "mean_batch_size": self.replies / self.generate_calls if self.generate_calls else 0.0,
                     "tokens_per_s": self.completion_tokens / self.generation_s if self.generation_s > 0 else 0.0,
-                    "generation_s": round(self.generation_s, 4), "wait_s": round(self.wait_s, 4)}
+                    "generation_s": round(self.generation_s, 4), "wait_s": round(self.wait_s, 4),
+                    **({"engine": self.engine} if self.engine else {})}
 
 
 def reply_tokens(reply: PolicyReply) -> int:
@@ -247,6 +249,8 @@ def generation_policy(policy: Any, *, max_batch: int = DEFAULT_MAX_BATCH, max_wa
     (every request in flight) otherwise. Already wrapped policies come back as they are."""
     if isinstance(policy, (BatchedPolicy, ConcurrentPolicy)):
         return policy
+    if stats is not None and getattr(policy, "engine", None):
+        stats.engine = policy.engine
     if hasattr(policy, "generate_batch"):
         return BatchedPolicy(policy, max_batch=max_batch, max_wait_s=max_wait_s, stats=stats)
     return ConcurrentPolicy(policy, stats=stats)

@@ -7,6 +7,7 @@ from typing import Any
 
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
 from sandmle.agents.policies.hf import HFPolicy
+from sandmle.agents.policies.vllm_engine import colocate_generate
 
 
 class VLLMTurnPolicy(HFPolicy):
@@ -15,6 +16,8 @@ class VLLMTurnPolicy(HFPolicy):
     TRL syncs the trainer's weights into vLLM before each rollout_func call, so every reply is on-policy. EAD's
     per-token temperature is the hf backend's alone: vLLM samples each reply at its fixed temperature.
     """
+
+    engine = "vllm"
 
     def __init__(self, trainer: Any, tokenizer: Any) -> None:
         model = trainer.accelerator.unwrap_model(trainer.model)
@@ -51,27 +54,6 @@ class VLLMTurnPolicy(HFPolicy):
                 sampled = [float(v[0]) if v and v[0] is not None else None for v in (values or [])]
                 results[row] = ([int(t) for t in completion], sampled or None, "length")
         return results
-
-
-def vllm_sampling(sampling: SamplingParams) -> Any:
-    """vLLM's SamplingParams for one row: its own temperature, top-p, limit, stop strings and seed."""
-    from vllm import SamplingParams as VLLMSampling
-
-    return VLLMSampling(n=1, temperature=sampling.temperature, top_p=sampling.top_p, max_tokens=sampling.max_tokens,
-                        stop=sampling.stop or None, seed=sampling.seed, logprobs=0)
-
-
-def colocate_generate(llm: Any, prompts: list[list[int]], samplings: list[SamplingParams]) -> list[tuple[list[int], list, str]]:
-    """One `LLM.generate` over every row, each with its own settings; (completion ids, their logprobs, finish)."""
-    outputs = llm.generate([{"prompt_token_ids": ids} for ids in prompts],
-                           sampling_params=[vllm_sampling(s) for s in samplings], use_tqdm=False)
-    results = []
-    for output in outputs:
-        sample = output.outputs[0]
-        completion = [int(t) for t in sample.token_ids]
-        logprobs = [float(step[token].logprob) for step, token in zip(sample.logprobs or [], completion)] or None
-        results.append((completion, logprobs, "stop" if sample.finish_reason == "stop" else "length"))
-    return results
 
 
 def named_weights(model: Any) -> list[tuple[str, Any]]:

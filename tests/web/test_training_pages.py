@@ -86,13 +86,15 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     run = finished_run
     assert run.state == "succeeded", run.error
     metric = run.metrics.get()
-    assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s"} <= set(metric.metrics)
+    assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s", "generate_calls",
+                                 "mean_batch_size", "tokens_per_s", "wait_s"} <= set(metric.metrics)
     checkpoint = run.checkpoints.get()
     assert checkpoint.step == 1 and os.path.isfile(os.path.join(checkpoint.path, "config.json"))
     viewer = client_for("viewer")
     html = viewer.get(f"/training/{run.id}/").content.decode()
     assert 'id="smoke-notice"' in html and "tiny random model" in html and "vendor/plotly.min.js" in html
     assert 'data-figure="reward-figure"' in html and 'data-figure="timing-figure"' in html
+    assert 'data-figure="generation-figure"' in html
     assert f"hf:{checkpoint.path}" in html and "Start an evaluation campaign" not in html  # viewers see no buttons
     body = viewer.get(f"/training/{run.id}/metrics.json").json()
     assert body["state"] == "succeeded" and [line["step"] for line in body["steps"]] == [1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from sandmle.errors import UsageError
@@ -81,6 +82,11 @@ def make_policy(spec: str, **options: Any) -> Policy:
         return OpenAIPolicy(base_url=base_url, model=model, **options)
     if spec.startswith("hf:"):
         from sandmle.agents.policies.hf import HFPolicy
+        from sandmle.agents.policies.vllm_engine import VLLMEnginePolicy, choose_engine
 
-        return HFPolicy(checkpoint=spec[len("hf:"):], **options)
+        checkpoint = spec[len("hf:"):]
+        # vLLM where it is installed on a GPU (or asked for): the token loop is for CPU machines and tests.
+        if choose_engine(Path(checkpoint), options.pop("engine", None)) == "vllm":
+            return VLLMEnginePolicy(checkpoint=checkpoint, **options)
+        return HFPolicy(checkpoint=checkpoint, **options)
     raise UsageError(f"unknown policy spec {spec!r}: expected baseline, openai:MODEL@URL or hf:PATH")

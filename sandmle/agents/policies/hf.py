@@ -38,6 +38,8 @@ def sampling_temperature(token_index: int, sampling: SamplingParams) -> float:
 class HFPolicy:
     """Loads AutoModelForCausalLM/AutoTokenizer from a directory; samples many turns at once (hf_sampling)."""
 
+    engine = "hf"  # which generation path a job took (summaries and job pages show it)
+
     def __init__(self, *, checkpoint: str | Path, device: str | None = None) -> None:
         path = Path(checkpoint)
         if not path.is_dir():
