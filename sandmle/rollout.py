@@ -322,6 +322,11 @@ def run_batch(
     return [t for t in results if t is not None]
 
 
+def _sandbox_s(trajectories: list[Trajectory]) -> float:
+    """Seconds of sandboxed steps, summed over episodes (they overlap: this is work, not wall time)."""
+    return sum(turn.get("wall_s") or 0.0 for t in trajectories for turn in t.turns if turn.get("step") is not None)
+
+
 def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str, Any]:
     """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate, termination counts, and with
     the batch's GenerationStats its generation figures (calls, mean batch size, tokens/s, generation/sandbox/wait s)."""
@@ -342,6 +347,5 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
         "mean_format_rate": statistics.fmean(t.format_rate for t in trajectories) if count else 0.0,
         "mean_step_latency_s": statistics.fmean(latencies) if latencies else None,
         "terminations": terminations,
-        **({**stats.summary(), "sandbox_s": round(sum(turn.get("wall_s") or 0.0 for t in trajectories for turn in t.turns
-                                                     if turn.get("step") is not None), 4)} if stats is not None else {}),
+        **({**stats.summary(), "sandbox_s": round(_sandbox_s(trajectories), 4)} if stats is not None else {}),
     }

@@ -1,4 +1,4 @@
-"""A policy from a local transformers checkpoint with its own batched sampling loop (per-token temperature, exact logprobs)."""
+"""A policy from a local transformers checkpoint: batched sampling (per-token temperature, exact logprobs)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,8 @@ class HFPolicy:
         text = self.tokenizer.decode(completion, skip_special_tokens=True)
         conversation = [{"role": m["role"], "content": m["content"]} for m in messages]
         # Room for every live episode's last turns (a batch of 64 episodes adds 64 entries a turn).
-        self._history = (self._history + [(conversation + [{"role": "assistant", "content": text}], prompt + completion)])[-HISTORY_LIMIT:]
+        entry = (conversation + [{"role": "assistant", "content": text}], prompt + completion)
+        self._history = (self._history + [entry])[-HISTORY_LIMIT:]
         return PolicyReply(text=text, prompt_ids=prompt, completion_ids=completion, logprobs=logprobs,
                            finish_reason=finish_reason,
                            usage={"prompt_tokens": len(prompt), "completion_tokens": len(completion)})

@@ -38,7 +38,8 @@ def choose_engine(checkpoint: Path, engine: str | None = None) -> str:
     return "vllm" if torch.cuda.is_available() else "hf"
 
 
-def colocate_generate(llm: Any, prompts: list[list[int]], samplings: list[SamplingParams]) -> list[tuple[list[int], list, str]]:
+def colocate_generate(llm: Any, prompts: list[list[int]],
+                      samplings: list[SamplingParams]) -> list[tuple[list[int], list, str]]:
     """One `LLM.generate` over every row, each with its own temperature, top-p, limit, stop strings and seed;
     returns (completion ids, their logprobs, finish reason) per row."""
     from vllm import SamplingParams as VLLMSampling
