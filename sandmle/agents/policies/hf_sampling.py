@@ -44,32 +44,50 @@ def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, gene
     return token, float(log_probs[token])
 
 
+def prefill(model: Any, prompts: list[list[int]]) -> tuple[Any, Any]:
+    """Each prompt's forward pass alone, then their KV caches left-padded into one; returns it and each prompt's
+    last logits. Alone, a prompt needs no padding mask, so attention keeps its causal kernel: a padded batch would
+    build a rows x heads x width x width attention matrix on CPU (a gigabyte for 16 prompts of 2,000 tokens)."""
+    import torch
+    import torch.nn.functional as F
+    from transformers.cache_utils import DynamicCache
+
+    device = next(model.parameters()).device
+    width = max(len(p) for p in prompts)
+    layers: list[list[tuple[Any, Any]]] = []
+    last_logits = []
+    for prompt in prompts:
+        output = model(input_ids=torch.tensor([prompt], dtype=torch.long, device=device), use_cache=True)
+        last_logits.append(output.logits[0, -1].float().cpu())
+        layers.append([(layer.keys, layer.values) for layer in output.past_key_values.layers])
+    cache = DynamicCache(config=model.config)
+    for index in range(len(layers[0])):
+        keys = [F.pad(row[index][0], (0, 0, width - row[index][0].shape[2], 0)) for row in layers]
+        values = [F.pad(row[index][1], (0, 0, width - row[index][1].shape[2], 0)) for row in layers]
+        cache.update(torch.cat(keys), torch.cat(values), index)
+    return cache, torch.stack(last_logits)
+
+
 def sample_batch(model: Any, prompts: list[list[int]], samplings: list[SamplingParams], *, pad_id: int,
                  eos_ids: set[int], temperature_at: Callable[[int, SamplingParams], float],
                  hit_stop: Callable[[list[int], list[str]], bool]) -> list[SampledRow]:
-    """Samples one reply per prompt in one cached decoding loop; rows that finish stop growing (they feed padding)."""
+    """Samples one reply per prompt: prompts prefilled one by one into one left-padded cache, then one batched
+    decoding step per token; rows that finish stop growing (they feed padding)."""
     import torch
 
     device = next(model.parameters()).device
     rows = len(prompts)
     width = max(len(p) for p in prompts)
-    input_ids = torch.full((rows, width), pad_id, dtype=torch.long)
-    attention = torch.zeros((rows, width), dtype=torch.long)
-    for row, prompt in enumerate(prompts):  # left padding: every row's next token is at the last column
-        input_ids[row, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
+    attention = torch.zeros((rows, width), dtype=torch.long, device=device)
+    for row, prompt in enumerate(prompts):
         attention[row, width - len(prompt):] = 1
-    positions = (attention.cumsum(-1) - 1).clamp(min=0)
+    positions = torch.tensor([[len(p)] for p in prompts], dtype=torch.long, device=device)  # of the next token
     generators = [torch.Generator(device="cpu").manual_seed(turn_seed(s, len(p))) for p, s in zip(prompts, samplings)]
     results = [SampledRow([], [], "length") for _ in prompts]
     active = [s.max_tokens > 0 for s in samplings]
-    past = None
-    input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
     with torch.no_grad():
-        while any(active):
-            output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions,
-                           past_key_values=past, use_cache=True)
-            past = output.past_key_values
-            logits = output.logits[:, -1].float().cpu()
+        past, logits = prefill(model, prompts)
+        while True:
             next_tokens = []
             for row, sampling in enumerate(samplings):
                 if not active[row]:
@@ -86,7 +104,12 @@ def sample_batch(model: Any, prompts: list[list[int]], samplings: list[SamplingP
                 elif len(result.completion_ids) >= sampling.max_tokens:
                     active[row] = False
                 next_tokens.append(token)
-            input_ids = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
+            if not any(active):
+                break
             attention = torch.cat([attention, torch.ones((rows, 1), dtype=torch.long, device=device)], dim=1)
-            positions = positions[:, -1:] + 1
+            output = model(input_ids=torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1),
+                           attention_mask=attention, position_ids=positions, past_key_values=past, use_cache=True)
+            past = output.past_key_values
+            logits = output.logits[:, -1].float().cpu()
+            positions = positions + 1
     return results
