@@ -70,6 +70,7 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     html = page.content.decode()
     assert 'id="transfer-table"' in html and "vendor/plotly.min.js" in html and "±" in html
     assert 'data-figure="heatmap-figure"' in html and 'data-figure="bars-figure"' in html
+    assert 'id="campaign-generation"' in html and "calls" in html  # the generation figures of its policies
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
     cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")
