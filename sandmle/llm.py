@@ -79,9 +79,11 @@ class ChatClient:
         response_format: dict | None = None,
         seed: int | None = None,
         stop: list[str] | str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> ChatReply:
-        """Send one request, retrying connection errors, 429 and 5xx with exponential backoff."""
-        payload: dict[str, Any] = {"model": self.model, "messages": messages}
+        """Send one request, retrying connection errors, 429 and 5xx with exponential backoff. `extra` adds
+        server-specific fields (vLLM's return_token_ids); the reply's `raw` body carries what they return."""
+        payload: dict[str, Any] = {"model": self.model, "messages": messages, **(extra or {})}
         optional = {
             "temperature": temperature,
             "top_p": top_p,

@@ -263,22 +263,6 @@ def _reward_all(trajectory: Trajectory, report: Any, *, judge: Any = None, rubri
     trajectory.rewards = {name: breakdown.to_dict() for name, breakdown in breakdowns.items()}
 
 
-class _SerialPolicy:
-    """Lets one local model serve several episode threads by taking turns (its forward pass is not thread-safe)."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.inner = policy
-        self.name = policy.name
-        self._lock = threading.Lock()
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)  # type: ignore[attr-defined]
-
-    def generate(self, messages: list[dict], *, sampling: SamplingParams):
-        with self._lock:
-            return self.inner.generate(messages, sampling=sampling)
-
-
 def _make_pool(concurrency: int) -> Any:
     """A warm pool with a zygote per concurrent episode (up to the cores); None where one cannot run (cold steps)."""
     import os
@@ -304,6 +288,7 @@ def run_batch(
     pool: Any = None,
     policy_options: dict[str, Any] | None = None,
     skip: set[tuple[str, int]] | frozenset = frozenset(),
+    stats: Any = None,
 ) -> list[Trajectory]:
     """Runs every task `samples` times (one GRPO group per task) on `concurrency` threads, in task-then-sample order.
 
@@ -313,14 +298,18 @@ def run_batch(
     A failing episode becomes a trajectory with termination "error"; the others go on. `pool` lets callers share
     a warm SandboxPool across batches; without one the batch starts and closes its own. `policy_options` go to
     make_policy with a spec string (e.g. api_key_env for an openai policy).
+
+    Generation goes through sandmle.generation: a local model answers the turns of all live episodes in one batched
+    call, a server gets all their requests at once. `stats` (a GenerationStats) collects its counters.
     """
     if samples < 1 or concurrency < 1:
         raise UsageError("samples and concurrency must be at least 1")
     get_scaffold(scaffold)
     check_scaffold_options(scaffold, config.scaffold_options)  # a bad option fails before any episode runs
+    from sandmle.generation import generation_policy
+
     policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
-    if hasattr(policy, "count_tokens") and not isinstance(policy, _SerialPolicy) and getattr(policy, "name", "").startswith("hf:"):
-        policy = _SerialPolicy(policy)
+    policy = generation_policy(policy, max_batch=concurrency, stats=stats)
     own_pool = pool is None
     pool = _make_pool(concurrency) if own_pool else pool
     callback_lock = threading.Lock()
@@ -331,8 +320,9 @@ def run_batch(
             return None
         group_id = f"{group}:{_task_id(Path(task_dir))}"
         try:
-            trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
-                                     sample_index=sample_index, group_id=group_id)
+            with policy.episode():
+                trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
+                                         sample_index=sample_index, group_id=group_id)
         except Exception as error:  # run_episode catches its own failures; this keeps the episode if that fails too
             trajectory = Trajectory(task_id=_task_id(Path(task_dir)), scaffold=scaffold,
                                     policy=getattr(policy, "name", "policy"), sample_index=sample_index,
@@ -346,6 +336,7 @@ def run_batch(
     jobs = [(group, Path(task_dir), k) for group, task_dir in enumerate(task_dirs) for k in range(samples)
             if not skip or (_task_id(Path(task_dir)), k) not in skip]
     try:
+        policy.expect(min(concurrency, len(jobs)))
         with ThreadPoolExecutor(max_workers=concurrency) as executor:
             results = list(executor.map(one, jobs))
     finally:
@@ -355,9 +346,15 @@ def run_batch(
     return [t for t in results if t is not None]
 
 
-def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
-    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate, termination counts and the
-    episodes that ended in an error (how many, the commonest reason)."""
+def _sandbox_s(trajectories: list[Trajectory]) -> float:
+    """Seconds of sandboxed steps, summed over episodes (they overlap: this is work, not wall time)."""
+    return sum(turn.get("wall_s") or 0.0 for t in trajectories for turn in t.turns if turn.get("step") is not None)
+
+
+def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str, Any]:
+    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate, termination counts, the
+    episodes that ended in an error (how many, the commonest reason), and with the batch's GenerationStats its
+    generation figures (calls, mean batch size, tokens/s, generation/sandbox/wait s)."""
     from sandmle.failures import tally_failures
 
     count = len(trajectories)
@@ -379,4 +376,5 @@ def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
         "terminations": terminations,
         "failures": tally_failures((t.error or "unknown error") if t.termination == "error" else None
                                    for t in trajectories).to_dict(),
+        **({**stats.summary(), "sandbox_s": round(_sandbox_s(trajectories), 4)} if stats is not None else {}),
     }

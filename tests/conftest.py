@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-# The local chat-completions server and its fixtures (chat_server, chat_client), for every test that needs an endpoint.
-pytest_plugins = ("tests.chat_server",)
+# The local chat-completions server and its fixtures (chat_server, chat_client), for every test that needs an endpoint;
+# one vLLM server on a tiny Qwen3 (vllm_server) for the tests of served models.
+pytest_plugins = ("tests.chat_server", "tests.vllm_server")
 
 # Playwright's sync API keeps an event loop running in the test thread; Django must allow ORM calls there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

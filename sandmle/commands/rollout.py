@@ -42,6 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from sandmle.agents.policies import SamplingParams, make_policy
+    from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:
@@ -64,14 +65,15 @@ def run(args) -> int:
                            rubric_weight=args.rubric_weight, scaffold_options=scaffold_options,
                            sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    stats = GenerationStats()
     with args.out.open("w") as out:
         def write(trajectory) -> None:
             out.write(trajectory.to_json() + "\n")
             out.flush()
 
         trajectories = run_batch(args.task_dirs, scaffold=args.scaffold, policy_spec=policy, samples=args.samples,
-                                 concurrency=args.concurrency, config=config, on_trajectory=write)
-    summary = summarize(trajectories)
+                                 concurrency=args.concurrency, config=config, on_trajectory=write, stats=stats)
+    summary = summarize(trajectories, stats=stats)
     print(json.dumps(summary))
     if summary["episodes"] and summary["failures"]["failed"] == summary["episodes"]:
         failures = summary["failures"]

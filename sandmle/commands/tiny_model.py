@@ -14,6 +14,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--reply-menu", action="store_true",
                         help="the model answers by choosing among three tabular programs of known quality "
                              "(sandmle.agents.policies.menu), so a smoke GRPO run runs code and learns")
+    parser.add_argument("--head-dim", type=int, default=16, choices=(16, 32, 64, 128),
+                        help="attention head size; 64 or more for vLLM's CPU build")
     return parser
 
 
@@ -22,5 +24,6 @@ def run(args: argparse.Namespace) -> int:
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 
     menu = TABULAR_REPLY_MENU if args.reply_menu else None
-    print(json.dumps({"checkpoint": str(build_tiny_checkpoint(args.out, seed=args.seed, reply_menu=menu))}))
+    print(json.dumps({"checkpoint": str(build_tiny_checkpoint(args.out, seed=args.seed, reply_menu=menu,
+                                                                head_dim=args.head_dim))}))
     return 0

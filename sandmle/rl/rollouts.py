@@ -3,41 +3,18 @@
 from __future__ import annotations
 
 import statistics
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from sandmle.agents.policies.base import PolicyReply, SamplingParams
+from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
 from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
 
 # Episodes that ran out of wall-clock time are cut mid-thought: their tokens say nothing about the policy's choices.
 MASKED_TERMINATIONS = ("time_budget", "error")
 
 EpisodeFn = Callable[..., Trajectory]
-
-
-class TimedPolicy:
-    """Serialises a local model between episode threads (its forward pass is not thread-safe) and times generation."""
-
-    def __init__(self, policy: Any) -> None:
-        self.inner = policy
-        self.name = policy.name
-        self._lock = threading.Lock()
-        self.generation_s = 0.0
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply:
-        with self._lock:
-            started = time.monotonic()
-            try:
-                return self.inner.generate(messages, sampling=sampling)
-            finally:
-                self.generation_s += time.monotonic() - started
 
 
 def default_episode(task_dir: Path, *, scaffold: str, policy: Any, config: EpisodeConfig, pool: Any,
@@ -90,13 +67,15 @@ class StepRollouts:
     groups_drawn: int = 0
     groups_dropped: int = 0
     rollout_s: float = 0.0
-    generation_s: float = 0.0
+    generation: GenerationStats = field(default_factory=GenerationStats)
 
 
 def run_groups(task_dirs: list[Path], task_indices: list[int], *, group_size: int, first_slot: int,
-               episode_fn: EpisodeFn, scaffold: str, policy: TimedPolicy, config: EpisodeConfig, pool: Any,
+               episode_fn: EpisodeFn, scaffold: str, policy: BatchedPolicy | ConcurrentPolicy, config: EpisodeConfig, pool: Any,
                concurrency: int) -> list[Trajectory]:
     """G episodes per drawn task, on `concurrency` threads; a failing episode is an "error" trajectory, not a crash.
+
+    Every episode is live in the policy's generation layer while it runs, so their turns go out in shared batches.
 
     Each episode's sample index is its slot in the whole run (`first_slot` onwards), so its sampling seed is unique
     and a resumed run re-draws exactly the same samples.
@@ -107,10 +86,13 @@ def run_groups(task_dirs: list[Path], task_indices: list[int], *, group_size: in
         group, index, k = job
         slot = first_slot + group * group_size + k
         task_dir = task_dirs[index]
-        return episode_fn(task_dir, scaffold=scaffold, policy=policy, config=config, pool=pool, sample_index=slot,
-                          group_id=f"{first_slot + group * group_size}:{Path(task_dir).name}")
+        with policy.episode():
+            return episode_fn(task_dir, scaffold=scaffold, policy=policy, config=config, pool=pool, sample_index=slot,
+                              group_id=f"{first_slot + group * group_size}:{Path(task_dir).name}")
 
-    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as executor:
+    workers = max(1, min(concurrency, len(jobs)))
+    policy.expect(workers)
+    with ThreadPoolExecutor(max_workers=workers) as executor:
         return list(executor.map(one, jobs))
 
 
@@ -145,7 +127,7 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
         "terminations": terminations,
         "groups_drawn": rollouts.groups_drawn,
         "groups_dropped": rollouts.groups_dropped,
-        "generation_s": rollouts.generation_s,
+        **rollouts.generation.summary(),
         "sandbox_s": sandbox_s,
         "rollout_s": rollouts.rollout_s,
     }

@@ -22,8 +22,14 @@ CORPUS = [
 ]
 
 
-def build_tiny_checkpoint(path: Path, *, seed: int = 0, reply_menu: list[str] | None = None) -> Path:
+VLLM_CPU_HEAD_DIM = 64  # vLLM's CPU attention has no kernel below head_dim 64
+
+
+def build_tiny_checkpoint(path: Path, *, seed: int = 0, reply_menu: list[str] | None = None,
+                          head_dim: int = 16) -> Path:
     """Saves a 2-layer, hidden-64 Qwen3 (random weights) and its tokenizer with save_pretrained(); returns the path.
+
+    `head_dim` 64 or more gives a checkpoint vLLM's CPU build can serve (16 keeps the plain tests' model smallest).
 
     The tokenizer is trained here on a few lines of agent-like text, so nothing is downloaded; the model is a real
     architecture, so the same checkpoint loads in `hf:PATH`, TRL's trainers and (on a GPU) vLLM. With `reply_menu`
@@ -49,7 +55,7 @@ def build_tiny_checkpoint(path: Path, *, seed: int = 0, reply_menu: list[str] | 
     tokenizer.save_pretrained(str(directory))
     torch.manual_seed(seed)
     config = Qwen3Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=4096,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=head_dim, max_position_embeddings=4096,
                          eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
                          pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"), tie_word_embeddings=True)
     if reply_menu is not None:

@@ -39,8 +39,11 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     assert [line["step"] for line in lines] == [1, 2] and lines[1]["checkpoint"] == result["checkpoints"][0]
     written = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     for key in ("step", "reward_mean", "reward_std", "zero_std_group_share", "valid_rate", "medal_rate", "mean_turns",
-                "tokens", "loss", "grad_norm", "learning_rate", "step_s", "generation_s", "sandbox_s", "update_s"):
+                "tokens", "loss", "grad_norm", "learning_rate", "step_s", "generation_s", "sandbox_s", "update_s",
+                "generate_calls", "mean_batch_size", "tokens_per_s", "wait_s"):
         assert all(key in line for line in written), key
+    # Both episodes of a step share the model's calls: at most one per turn (two turns), each for both replies.
+    assert all(1 <= line["generate_calls"] <= 4 and line["mean_batch_size"] >= 1.0 for line in written)
     trajectories = [json.loads(line) for line in open(lines[0]["trajectories"])]
     assert len(trajectories) == 4 and all(t["scaffold"] == "react" and t["grade"] is not None for t in trajectories)
     # Every reply ran its program in the sandbox; the fitted model's was graded valid.

@@ -80,6 +80,7 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     assert '<small class="muted scaffold-options">num_drafts=1</small>' in html
     assert campaign.episodes.filter(scaffold="react").first().record["trajectory"]["extra"]["scaffold_options"][
         "dialect"] == "sandmle"
+    assert 'id="campaign-generation"' in html and "calls" in html  # the generation figures of its policies
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
     cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")

@@ -91,7 +91,8 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     run = finished_run
     assert run.state == "succeeded", run.error
     metric = run.metrics.get()
-    assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s"} <= set(metric.metrics)
+    assert metric.step == 1 and {"reward_mean", "loss", "generation_s", "sandbox_s", "update_s", "generate_calls",
+                                 "mean_batch_size", "tokens_per_s", "wait_s"} <= set(metric.metrics)
     # The replies ran programs in the sandbox and were graded: some reward, spread within the group, a gradient.
     assert metric.metrics["reward_mean"] >= 0.1 and metric.metrics["sandbox_s"] > 0
     assert metric.metrics["reward_std"] > 0 and metric.metrics["grad_norm"] > 0
@@ -101,6 +102,7 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     html = viewer.get(f"/training/{run.id}/").content.decode()
     assert 'id="smoke-notice"' in html and "tiny random model" in html and "vendor/plotly.min.js" in html
     assert 'data-figure="reward-figure"' in html and 'data-figure="timing-figure"' in html
+    assert 'data-figure="generation-figure"' in html
     assert f"hf:{checkpoint.path}" in html and "Start an evaluation campaign" not in html  # viewers see no buttons
     body = viewer.get(f"/training/{run.id}/metrics.json").json()
     assert body["state"] == "succeeded" and [line["step"] for line in body["steps"]] == [1]

@@ -100,6 +100,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     SQLite sees one writer and a test's transaction sees the rows.
     """
     from sandmle.failures import EpisodeFailures
+    from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
     from sandmle.rollout import Trajectory as EngineTrajectory
 
@@ -121,6 +122,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
         except ServiceError as error:
             RolloutBatch.finish(batch.id, state=JobState.FAILED, error=f"policy: {error}")
             return True
+    stats = GenerationStats()  # this attempt's generation (a resumed batch's earlier attempts are not counted)
 
     def episodes() -> None:
         try:
@@ -133,7 +135,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
                 sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
                 policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
                 on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
-                skip=finished_before,
+                skip=finished_before, stats=stats,
             )
         except Exception as error:  # reported on the row below
             outcome["error"] = error
@@ -157,7 +159,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
         raise error
     # The summary covers every stored episode, those of earlier attempts included.
     everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
-    summary = summarize(everything)
+    summary = summarize(everything, stats=stats)
     RolloutBatch.objects.filter(id=batch.id).update(summary=summary)
     failures = EpisodeFailures.from_dict(summary["failures"])
     if cancelled.is_set():

@@ -73,7 +73,8 @@ def training_run_detail(request, run_id):
 
 
 def metric_figures(lines: list[dict]) -> dict:
-    """Plotly figures (as JSON dicts) of the curves: reward mean±std, medal/valid rates, loss, step time split."""
+    """Plotly figures (as JSON dicts) of the curves: reward mean±std, medal/valid rates, loss, step time split,
+    generation (tokens/s, mean batch size, generate calls)."""
     import plotly.graph_objects as go
 
     steps = [line["step"] for line in lines]
@@ -97,8 +98,17 @@ def metric_figures(lines: list[dict]) -> dict:
     timing = go.Figure([go.Bar(x=steps, y=series(key), name=key.removesuffix("_s"))
                         for key in ("generation_s", "sandbox_s", "update_s")],
                        layout=layout("Step time split", "seconds") | {"barmode": "stack"})
+    # The generation layer: tokens per second of generation and how many episodes' turns shared a call.
+    generation = go.Figure([go.Scatter(x=steps, y=series("tokens_per_s"), mode="lines+markers", name="tokens/s"),
+                            go.Scatter(x=steps, y=series("mean_batch_size"), mode="lines+markers",
+                                       name="mean batch size", yaxis="y2"),
+                            go.Bar(x=steps, y=series("generate_calls"), name="generate calls", yaxis="y2",
+                                   opacity=0.4)],
+                           layout=layout("Generation", "tokens/s") | {
+                               "yaxis2": {"title": {"text": "turns per call / calls"}, "overlaying": "y",
+                                          "side": "right"}})
     return {name: figure.to_plotly_json() for name, figure in
-            (("reward", reward), ("rates", rates), ("loss", loss), ("timing", timing))}
+            (("reward", reward), ("rates", rates), ("loss", loss), ("timing", timing), ("generation", generation))}
 
 
 @role_required(Role.VIEWER)

@@ -4,6 +4,7 @@ import them back."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
@@ -34,6 +35,11 @@ def make_policy(spec: str, **options: Any) -> Policy:
     if spec.startswith("hf:"):
         from sandmle.agents.policies.hf import HFPolicy
         from sandmle.agents.policies.menu import with_reply_menu
+        from sandmle.agents.policies.vllm_engine import VLLMEnginePolicy, choose_engine
 
-        return with_reply_menu(HFPolicy(checkpoint=spec[len("hf:"):], **options))
+        checkpoint = spec[len("hf:"):]
+        # vLLM where it is installed on a GPU (or asked for): the token loop is for CPU machines and tests.
+        if choose_engine(Path(checkpoint), options.pop("engine", None)) == "vllm":
+            return VLLMEnginePolicy(checkpoint=checkpoint, **options)
+        return with_reply_menu(HFPolicy(checkpoint=checkpoint, **options))
     raise UsageError(f"unknown policy spec {spec!r}: expected baseline, openai:MODEL@URL or hf:PATH")

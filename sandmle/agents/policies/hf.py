@@ -1,4 +1,4 @@
-"""A policy from a local transformers checkpoint with its own sampling loop (per-token temperature, exact logprobs)."""
+"""A policy from a local transformers checkpoint: batched sampling (per-token temperature, exact logprobs)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
 from sandmle.errors import UsageError
 
+HISTORY_LIMIT = 1024
 EAD_MAX_DECAY = 40000.0  # the paper caps the step-aware decay rate here
 EAD_DECAY_PER_STEP = 5.0
 
@@ -35,7 +36,9 @@ def sampling_temperature(token_index: int, sampling: SamplingParams) -> float:
 
 
 class HFPolicy:
-    """Loads AutoModelForCausalLM/AutoTokenizer from a directory and samples token by token."""
+    """Loads AutoModelForCausalLM/AutoTokenizer from a directory; samples many turns at once (hf_sampling)."""
+
+    engine = "hf"  # which generation path a job took (summaries and job pages show it)
 
     def __init__(self, *, checkpoint: str | Path, device: str | None = None) -> None:
         path = Path(checkpoint)
@@ -128,61 +131,33 @@ class HFPolicy:
         return [int(token) for token in encoded]
 
     def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply:
-        torch = self.torch
-        prompt = self.prompt_ids(messages)
-        generator = torch.Generator(device="cpu")
-        # Deterministic in the sample's seed, yet each turn of an episode draws fresh randomness.
-        generator.manual_seed((sampling.seed or 0) * 1_000_003 + len(prompt))
-        eos_ids = self._eos_ids()
-        completion: list[int] = []
-        logprobs: list[float] = []
-        finish_reason = "length"
-        past = None
-        next_input = torch.tensor([prompt], device=self.device)
-        with torch.no_grad():
-            for index in range(sampling.max_tokens):
-                output = self.model(input_ids=next_input, past_key_values=past, use_cache=True)
-                past = output.past_key_values
-                logits = output.logits[0, -1].float().cpu()
-                token, logprob = self._sample(logits, sampling_temperature(index, sampling), sampling.top_p, generator)
-                completion.append(token)
-                logprobs.append(logprob)
-                if token in eos_ids:
-                    finish_reason = "stop"
-                    break
-                if sampling.stop and self._hit_stop(completion, sampling.stop):
-                    finish_reason = "stop"
-                    break
-                next_input = torch.tensor([[token]], device=self.device)
+        return self.generate_batch([(messages, sampling)])[0]
+
+    def generate_batch(self, requests: list[tuple[list[dict], SamplingParams]]) -> list[PolicyReply]:
+        """One reply per (messages, sampling) in one batched decoding loop (sandmle.generation batches episodes'
+        turns into such calls). Not thread-safe: one call at a time per model."""
+        from sandmle.agents.policies.hf_sampling import sample_batch
+
+        prompts = [self.prompt_ids(messages) for messages, _ in requests]
+        pad_id = self.tokenizer.pad_token_id
+        if pad_id is None:
+            pad_id = self.tokenizer.eos_token_id
+        rows = sample_batch(self.model, prompts, [sampling for _, sampling in requests], pad_id=int(pad_id),
+                            eos_ids=self._eos_ids(), temperature_at=sampling_temperature, hit_stop=self._hit_stop)
+        return [self.reply(messages, prompt, row.completion_ids, row.logprobs, row.finish_reason)
+                for (messages, _), prompt, row in zip(requests, prompts, rows)]
+
+    def reply(self, messages: list[dict], prompt: list[int], completion: list[int], logprobs: list[float] | None,
+              finish_reason: str) -> PolicyReply:
+        """The reply for sampled ids; remembers them, so the episode's next prompt continues these exact ids."""
         text = self.tokenizer.decode(completion, skip_special_tokens=True)
         conversation = [{"role": m["role"], "content": m["content"]} for m in messages]
-        self._history = (self._history + [(conversation + [{"role": "assistant", "content": text}], prompt + completion)])[-64:]
-        return PolicyReply(
-            text=text,
-            prompt_ids=prompt,
-            completion_ids=completion,
-            logprobs=logprobs,
-            finish_reason=finish_reason,
-            usage={"prompt_tokens": len(prompt), "completion_tokens": len(completion)},
-        )
-
-    def _sample(self, logits, temperature: float, top_p: float, generator) -> tuple[int, float]:
-        torch = self.torch
-        if temperature <= 0:
-            token = int(torch.argmax(logits))
-            return token, 0.0
-        log_probs = torch.log_softmax(logits / temperature, dim=-1)
-        if top_p < 1.0:
-            sorted_log_probs, order = torch.sort(log_probs, descending=True)
-            cumulative = torch.cumsum(sorted_log_probs.exp(), dim=-1)
-            # Keep the smallest prefix whose mass reaches top_p (always at least one token).
-            drop = cumulative - sorted_log_probs.exp() >= top_p
-            sorted_log_probs[drop] = float("-inf")
-            log_probs = torch.full_like(log_probs, float("-inf")).scatter(0, order, sorted_log_probs)
-            log_probs = torch.log_softmax(log_probs, dim=-1)
-        token = int(torch.multinomial(log_probs.exp(), 1, generator=generator))
-        # The recorded logprob is that of the distribution actually sampled from (temperature and top-p applied).
-        return token, float(log_probs[token])
+        # Room for every live episode's last turns (a batch of 64 episodes adds 64 entries a turn).
+        entry = (conversation + [{"role": "assistant", "content": text}], prompt + completion)
+        self._history = (self._history + [entry])[-HISTORY_LIMIT:]
+        return PolicyReply(text=text, prompt_ids=prompt, completion_ids=completion, logprobs=logprobs,
+                           finish_reason=finish_reason,
+                           usage={"prompt_tokens": len(prompt), "completion_tokens": len(completion)})
 
     def _eos_ids(self) -> set[int]:
         ids: set[int] = set()

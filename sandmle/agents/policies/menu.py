@@ -124,6 +124,11 @@ class MenuPolicy(HFPolicy):
                            usage={"prompt_tokens": len(prompt), "completion_tokens": len(completion),
                                   "sampled_tokens": sum(mask), "menu_choice": chosen})
 
+    def generate_batch(self, requests: list[tuple[list[dict], SamplingParams]]) -> list[PolicyReply]:
+        """Each request through the menu in turn: HFPolicy's batched decoding knows no menu, and the menu samples
+        one token a reply, so there is nothing to batch."""
+        return [self.generate(messages, sampling=sampling) for messages, sampling in requests]
+
     def _choice_log_probs(self, ids: list[int], choices: list[int], temperature: float):
         torch = self.torch
         with torch.no_grad():

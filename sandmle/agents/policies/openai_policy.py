@@ -10,9 +10,14 @@ DEFAULT_KEY_ENV = "SANDMLE_POLICY_API_KEY"
 class OpenAIPolicy:
     """Chat completions with timeouts, retries with backoff and logprobs when the server returns them.
 
-    Logprobs are asked for when the sampling settings want them; a server that refuses the request with them
-    (HTTP 400) is asked again without, and not asked for them again.
+    Logprobs are asked for when the sampling settings want them, with vLLM's `return_token_ids`, so a reply from a
+    vLLM server carries the prompt and completion token ids it was sampled with (the trajectory records them as a
+    local model's). A server that refuses the request with them (HTTP 400) is asked again without, and not asked for
+    them again. Episodes call from their own threads, so every live episode's request is in flight at once and the
+    server batches them.
     """
+
+    engine = "server"  # generation happens at the endpoint
 
     def __init__(
         self,
@@ -51,10 +56,13 @@ class OpenAIPolicy:
         logprobs = list(reply.logprobs) if reply.logprobs else None
         if logprobs is not None:
             self.logprobs_supported = True
+        prompt_ids, completion_ids = sampled_token_ids(reply.raw)
+        if completion_ids is not None and logprobs is not None and len(logprobs) != len(completion_ids):
+            logprobs = None  # not one logprob per sampled token: keep the ids, drop what cannot be aligned
         return PolicyReply(
             text=reply.text or "",
-            prompt_ids=None,
-            completion_ids=None,
+            prompt_ids=prompt_ids,
+            completion_ids=completion_ids,
             logprobs=logprobs,
             finish_reason=reply.finish_reason or "stop",
             usage=dict(reply.usage or {}),
@@ -69,4 +77,17 @@ class OpenAIPolicy:
             logprobs=logprobs,
             seed=sampling.seed,
             stop=sampling.stop,
+            extra={"return_token_ids": True} if logprobs else None,
         )
+
+
+def sampled_token_ids(body: dict | None) -> tuple[list[int] | None, list[int] | None]:
+    """vLLM's `prompt_token_ids` and the choice's `token_ids` when the server returned them (both, as integers)."""
+    try:
+        prompt = (body or {}).get("prompt_token_ids")
+        completion = body["choices"][0].get("token_ids")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None, None
+    valid = all(isinstance(ids, list) and all(isinstance(t, int) and not isinstance(t, bool) for t in ids)
+                for ids in (prompt, completion))
+    return (list(prompt), list(completion)) if valid else (None, None)
