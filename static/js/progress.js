@@ -1,5 +1,6 @@
 // Live progress of job rows: every element with data-job-progress="<url>" polls that JSON endpoint while the job runs,
-// redraws its <progress>, state badge and message, and reloads the page once when the job finishes (to show results).
+// redraws its <progress>, state badges (its own and the heading's), message and wait note, and reloads the page once
+// when the job finishes (to show results).
 (function () {
   "use strict";
   const POLL_MS = 1500;
@@ -15,8 +16,19 @@
       } else if (field === "percent") {
         node.textContent = Math.round(job.progress * 100) + "%";
       } else if (field === "message") {
-        node.textContent = job.message + (job.duration_s !== null ? " · " + job.duration_s.toFixed(1) + " s" : "");
+        // The time only once the job ends: a running job's elapsed seconds alone read as a stray figure.
+        const time = job.finished && job.duration_s !== null ? job.duration_s.toFixed(1) + " s" : "";
+        node.textContent = job.message && time ? job.message + " · " + time : job.message || time;
+      } else if (field === "wait") {
+        node.textContent = job.wait;
+        node.hidden = !job.wait;
+        node.classList.toggle("flag", job.wait.indexOf("no worker") !== -1);
       }
+    });
+    // A page's heading badge for the same job (data-job-state) says what the bar says.
+    document.querySelectorAll("[data-job-state='" + box.dataset.jobProgress + "']").forEach(function (node) {
+      node.textContent = job.state;
+      node.className = "state " + job.state;
     });
   }
 
