@@ -40,6 +40,6 @@ def test_open_a_set_launch_rollouts_on_it_and_send_a_task_back(login, live_serve
     page.wait_for_url("**/tasks/browser-set-1/")
     page.fill("#reopen-form textarea[name=reason]", "the labels drift after row 40")
     page.click("#reopen-form button[type=submit]")
-    page.wait_for_url("**/tasks/browser-set-1/")
+    page.wait_for_url("**/tasks/browser-set-1/#review")  # back on the task, at its review panel
     assert "pending review" in page.locator("#review").inner_text()
     assert "the labels drift after row 40" in page.locator("#audit-history").inner_text()
