@@ -23,9 +23,12 @@ class SynthesisRunForm(forms.Form):
                                  help_text=f"empty: drawn per task from {MIN_TRAIN_ROWS} to {MAX_TRAIN}")
     until_passing = forms.BooleanField(required=False, label="keep going until this many tasks pass the critic")
 
-    def __init__(self, *args, seed, **kwargs):
+    def __init__(self, *args, seed, may_choose_rule_family: bool, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["rule_family"].choices = [("", "any that fits")] + [(name, name)
-                                                                        for name in seed_rule_families(seed)]
+        if may_choose_rule_family:  # reviewers: the family names what only they may know of a task
+            self.fields["rule_family"].choices = [("", "any that fits")] + [(name, name)
+                                                                            for name in seed_rule_families(seed)]
+        else:
+            del self.fields["rule_family"]
         for name, value in synthesis_llm_defaults().items():  # read per form: settings may change under tests
             self.fields[name].initial = value

@@ -21,7 +21,8 @@ class SynthesisRunInput(serializers.Serializer):
     llm_model = serializers.CharField(required=False, allow_blank=True, max_length=200)
     llm_key_env = serializers.CharField(required=False, allow_blank=True, max_length=100)
     rule_family = serializers.CharField(required=False, allow_blank=True, max_length=100,
-                                        help_text="the hidden rule's family (one that fits the seed); empty: any")
+                                        help_text="the hidden rule's family (one that fits the seed; reviewers only); "
+                                                  "empty: any")
     n_train = serializers.IntegerField(required=False, allow_null=True, min_value=MIN_TRAIN_ROWS, max_value=MAX_TRAIN,
                                        help_text="training rows of each task; null: drawn per task")
     until_passing = serializers.BooleanField(required=False, default=False,

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import transaction
 
+from accounts.roles import Role, has_role
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
@@ -41,11 +42,14 @@ def seed_rule_families(seed: Seed) -> tuple[str, ...]:
     return rules.REGRESSION_FAMILIES if seed.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
 
 
-def _check_controls(*, seed: Seed, rule_family: str, n_train: int | None, until_passing: bool) -> dict:
+def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, until_passing: bool) -> dict:
     """The engine controls of a run as stored; each refusal names its field."""
     from sandmle.synth.pipeline import MAX_TRAIN
 
     controls: dict = {}
+    if rule_family and not has_role(user, Role.REVIEWER):
+        # Which family a task's hidden rule has is the reviewers' secret; so is choosing it.
+        raise ServiceError("choosing the rule family needs the reviewer role", field="rule_family")
     if rule_family:
         families = seed_rule_families(seed)
         if rule_family not in families:
@@ -96,7 +100,7 @@ def synthesis_run_create(
     if not 0 <= rng <= RNG_MAX:
         raise ServiceError(f"use an rng seed from 0 to {RNG_MAX}", field="rng")
     _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
-    controls = _check_controls(seed=seed, rule_family=rule_family, n_train=n_train,
+    controls = _check_controls(seed=seed, user=user, rule_family=rule_family, n_train=n_train,
                                until_passing=until_passing)
     run = SynthesisRun.objects.create(
         seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,

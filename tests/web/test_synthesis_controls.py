@@ -17,7 +17,9 @@ def iris(db):
 
 
 def test_the_form_offers_the_seeds_families_and_shows_each_error_at_its_field(client_for, iris):
-    client = client_for("curator")
+    curator_page = client_for("curator").get("/seeds/iris/").content.decode()
+    assert 'name="n_train"' in curator_page and 'name="rule_family"' not in curator_page  # a reviewer's choice
+    client = client_for("reviewer")
     page = client.get("/seeds/iris/").content.decode()
     assert '<option value="rule_list">' in page and 'name="n_train"' in page and 'name="until_passing"' in page
     refused = client.post("/seeds/iris/", {"count": 1, "rng": 0, "n_train": 10, "rule_family": "grid_stripes"})
@@ -33,7 +35,7 @@ def test_the_form_offers_the_seeds_families_and_shows_each_error_at_its_field(cl
     ({"until_passing": "often"}, "until_passing", "valid boolean"),
 ])
 def test_the_api_refuses_bad_controls_by_field(api_for, iris, body, field, words):
-    response = api_for("curator").post("/api/synthesis-runs/", {"seed": "iris", "count": 1} | body, format="json")
+    response = api_for("reviewer").post("/api/synthesis-runs/", {"seed": "iris", "count": 1} | body, format="json")
     assert response.status_code == 400 and list(response.json()) == [field] and words in str(response.json()[field])
     assert not SynthesisRun.objects.exists()
 
@@ -41,12 +43,13 @@ def test_the_api_refuses_bad_controls_by_field(api_for, iris, body, field, words
 def test_a_run_with_controls_makes_tasks_of_that_family_and_size_until_enough_pass(api_for, iris,
                                                                                      django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        created = api_for("curator").post("/api/synthesis-runs/", {
-            "seed": "iris", "count": 1, "rng": 4, "rule_family": "rule_list", "n_train": 80, "until_passing": True},
-            format="json")
+        body = {"seed": "iris", "count": 1, "rng": 4, "rule_family": "rule_list", "n_train": 80, "until_passing": True}
+        refused = api_for("curator").post("/api/synthesis-runs/", body, format="json")
+        created = api_for("reviewer").post("/api/synthesis-runs/", body, format="json")
+    assert refused.status_code == 400 and list(refused.json()) == ["rule_family"]
     assert created.status_code == 201, created.json()
     run_id = created.json()["id"]
-    assert created.json()["controls"] == {"n_train": 80, "until_passing": True}  # a curator's answer: no family
+    assert created.json()["controls"]["rule_family"] == "rule_list"
     assert synthesis_services.synthesis_run_execute(run_id=run_id, worker="test") is True
     run = SynthesisRun.objects.get(id=run_id)
     tasks = list(run.tasks.all())
