@@ -32,13 +32,31 @@
     });
   }
 
+  // Results a job writes as it goes (a batch's trajectories, one per finished episode): when its progress moves,
+  // re-read this page and swap in the fresh copy of each element the selector names.
+  function refresh(selector) {
+    fetch(window.location.href, { credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) {
+        const fresh = new DOMParser().parseFromString(html, "text/html");
+        document.querySelectorAll(selector).forEach(function (node) {
+          const replacement = node.id ? fresh.getElementById(node.id) : null;
+          if (replacement) { node.replaceWith(document.importNode(replacement, true)); }
+        });
+      })
+      .catch(function () { /* the next move of the bar tries again */ });
+  }
+
   function watch(box) {
     const url = box.dataset.jobProgress;
     const reloadWhenDone = box.dataset.reloadWhenDone !== undefined;
+    let lastProgress = Number(box.querySelector("progress") ? box.querySelector("progress").value : 0);
     function poll() {
       fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
         .then(function (job) {
+          if (box.dataset.refresh && job.progress !== lastProgress) { refresh(box.dataset.refresh); }
+          lastProgress = job.progress;
           redraw(box, job);
           if (!job.finished) { window.setTimeout(poll, POLL_MS); }
           else if (reloadWhenDone) { window.location.reload(); }
