@@ -8,8 +8,11 @@ from datetime import datetime
 from django.apps import apps
 from django.db import models
 from django.db.models import Count, QuerySet, Value
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 from sandmle_web.jobs import FINISHED_STATES, Job, JobState
+from sandmle_web.worker_queues import unserved_queues
 
 RECENT_LIMIT = 12
 
@@ -54,7 +57,19 @@ def job_progress(job: Job) -> dict:
         "cancel_requested": job.cancel_requested,
         "duration_s": round(job.duration_s, 1) if job.duration_s is not None else None,
         "error": job.error[:500],
+        "wait": job_wait_note(job),
     }
+
+
+def job_wait_note(job: Job) -> str:
+    """For a queued job: how long it has waited, and whether any worker consumes its queue; "" once it runs."""
+    if job.state != JobState.QUEUED:
+        return ""
+    since = job.enqueued_at or job.created_at
+    note = f"waiting for {timesince(since, timezone.now())} in the {job.queue_name()} queue"
+    if job.queue_name() in unserved_queues():
+        note += f"; no worker consumes the {job.queue_name()} queue, so it will not start until one does"
+    return note
 
 
 @dataclass

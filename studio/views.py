@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role
+from sandmle_web.worker_queues import unserved_queues
 from studio import selectors
 from tasks_app.models import SynthesizedTask
 from tasks_app.tasks import selectors as task_selectors
@@ -23,6 +24,7 @@ def dashboard(request):
         "job_counts": selectors.job_state_counts(),
         "active_jobs": selectors.active_jobs(),
         "activity": selectors.recent_activity(),
+        "unserved_queues": unserved_queues(),
     })
 
 

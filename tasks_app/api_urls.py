@@ -30,6 +30,8 @@ urlpatterns = [
     # task sets
     path("task-sets/", task_sets_api.TaskSetListApi.as_view(), name="api-task-set-list"),
     path("task-sets/<str:name>/", task_sets_api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
+    path("task-sets/<str:name>/clone/", task_sets_api.TaskSetCloneApi.as_view(), name="api-task-set-clone"),
+    path("task-sets/<str:name>/retire/", task_sets_api.TaskSetRetireApi.as_view(), name="api-task-set-retire"),
     # the review workflow: decisions (approve, reject, request changes) are POST tasks/<id>/reviews/,
     # comments POST tasks/<id>/threads/
     path("review/queue/", review_api.ReviewQueueApi.as_view(), name="api-review-queue"),
@@ -39,6 +41,7 @@ urlpatterns = [
          name="api-review-saved-view"),
     path("tasks/<str:task_id>/reviews/", review_api.TaskReviewsApi.as_view(), name="api-task-reviews"),
     path("tasks/<str:task_id>/reopen/", review_api.TaskReopenApi.as_view(), name="api-task-reopen"),
+    path("tasks/<str:task_id>/retire/", review_api.TaskRetireApi.as_view(), name="api-task-retire"),
     path("tasks/<str:task_id>/assignment/", review_api.TaskAssignmentApi.as_view(), name="api-task-assignment"),
     path("tasks/<str:task_id>/audit/", review_api.TaskAuditApi.as_view(), name="api-task-audit"),
     path("tasks/<str:task_id>/threads/", review_api.TaskThreadsApi.as_view(), name="api-task-threads"),

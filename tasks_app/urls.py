@@ -31,4 +31,8 @@ urlpatterns = [
          name="trajectory-turn-comment"),
     # task sets
     path("task-sets/", task_sets_views.task_set_list, name="task-set-list"),
+    path("task-sets/<str:name>/", task_sets_views.task_set_detail, name="task-set-detail"),
+    path("task-sets/<str:name>/edit/", task_sets_views.task_set_edit, name="task-set-edit"),
+    path("task-sets/<str:name>/clone/", task_sets_views.task_set_clone, name="task-set-clone"),
+    path("task-sets/<str:name>/retire/", task_sets_views.task_set_retire, name="task-set-retire"),
 ]

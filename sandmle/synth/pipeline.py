@@ -304,10 +304,12 @@ def _spec_dna(spec_dna: dict) -> dict:
 
 
 def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4,
-               families: tuple[str, ...] | None = None, start: int = 0, on_result=None) -> list[SynthesisResult]:
+               families: tuple[str, ...] | None = None, start: int = 0, on_result=None,
+               n_train: int | None = None) -> list[SynthesisResult]:
     """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic.
 
-    families restricts the hidden-rule families drawn from (default: every family that fits the seed). Task `index`
+    families restricts the hidden-rule families drawn from (default: every family that fits the seed); n_train fixes
+    the training rows (default: drawn per task, 50-MAX_TRAIN). Task `index`
     depends only on the seed, rng and index, so a run resumed with `start` (the tasks already kept) makes the rest
     and nothing twice; on_result(index, result) is called as each task is done, so a caller can store it at once.
     Each bundle is built under a staging folder in out_dir and renamed into place only when complete: a worker
@@ -327,7 +329,7 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
                 log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
                 spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names,
                                  rng_seed=stage_seed(rng, index, attempt), log=log, families=families,
-                                 domain_stage=domain_stage, rule_stage=rule_stage)
+                                 domain_stage=domain_stage, rule_stage=rule_stage, n_train=n_train)
                 spec.dna = _spec_dna(spec.dna)
                 spec, built_dir, ladder, milestones, reasons = _build_and_calibrate(spec, staging, log)
                 tried.append({"family": spec.rule["family"], "n_train": spec.n_train, "reasons": reasons})

@@ -80,6 +80,16 @@ class TaskReopenApi(APIView):
         return Response(_state(task))
 
 
+class TaskRetireApi(APIView):
+    permission_classes = [IsReviewer]
+
+    @extend_schema(request=ReasonInput, responses=ReviewStateOutput)
+    def post(self, request, task_id):
+        task, data = _task(task_id), _valid(ReasonInput, request)
+        task = service_call(lambda: review_services.review_retire(task=task, user=request.user, **data))
+        return Response(_state(task))
+
+
 class TaskAssignmentApi(APIView):
     permission_classes = [IsReviewer]
 

@@ -12,14 +12,20 @@ EASY_FROM = 0.75
 MEDIUM_FROM = 0.5
 
 
+def headroom_of(*, ladder: dict, metric: str) -> float | None:
+    """The engine's headroom of a task's ladder; None when the ladder lacks the references or the metric is unknown."""
+    if not ladder or "oracle" not in ladder or "baseline" not in ladder:
+        return None
+    try:
+        return headroom(ladder, is_lower_better=get_metric(metric).is_lower_better)
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
 def task_difficulty(*, ladder: dict, metric: str) -> str:
     """'easy', 'medium' or 'hard'; '' when the ladder lacks the references or the metric is unknown."""
-    if not ladder or "oracle" not in ladder or "baseline" not in ladder:
-        return ""
-    try:
-        is_lower_better = get_metric(metric).is_lower_better
-        recovered = headroom(ladder, is_lower_better=is_lower_better)
-    except (KeyError, ValueError, TypeError):
+    recovered = headroom_of(ladder=ladder, metric=metric)
+    if recovered is None:
         return ""
     if recovered >= EASY_FROM:
         return "easy"

@@ -66,7 +66,8 @@ class TaskAuditEntry(models.Model):
         REGENERATE = "regenerate"  # stored by a regeneration run, as a new version of a task
         REVIEW = "review"  # one reviewer's decision or assignment
         BULK = "bulk"  # the same, applied to a selection in the queue
-        REOPEN = "reopen"  # sent back to review after changes were requested
+        REOPEN = "reopen"  # sent back to review after changes were requested, or withdrawn from approval
+        RETIRE = "retire"  # an approved task retired by a reviewer
 
     task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="audit_entries")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,

@@ -98,16 +98,33 @@ def review_decide(*, task: SynthesizedTask, user, verdict: str, reason: str, via
 
 @transaction.atomic
 def review_reopen(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
-    """Send a task whose changes were requested back to review, in a new round with no approvals yet."""
+    """Send a task whose changes were requested, or an approved one withdrawn, back to review, in a new round with
+    no approvals yet."""
     _require_reviewer(user)
     reason = _clean_reason(reason)
     task = _locked(task)
-    if task.status != Status.NEEDS_CHANGES:
-        raise ServiceError(f"task {task.task_id} is {task.status}; only a task with changes requested is reopened",
-                           field="status")
+    if task.status not in (Status.NEEDS_CHANGES, Status.APPROVED):
+        raise ServiceError(f"task {task.task_id} is {task.status}; only an approved task or one with changes "
+                           f"requested is sent back to review", field="status")
+    previous = task.status
     SynthesizedTask.objects.filter(id=task.id).update(status=Status.PENDING_REVIEW, review_round=task.review_round + 1)
-    audit_record(task=task, actor=user, from_value=Status.NEEDS_CHANGES, to_value=Status.PENDING_REVIEW,
+    audit_record(task=task, actor=user, from_value=previous, to_value=Status.PENDING_REVIEW,
                  reason=reason, via=Via.REOPEN)
+    task.refresh_from_db()
+    return task
+
+
+@transaction.atomic
+def review_retire(*, task: SynthesizedTask, user, reason: str) -> SynthesizedTask:
+    """Retire an approved task: it keeps its history and its place in existing sets, and joins no new set."""
+    _require_reviewer(user)
+    reason = _clean_reason(reason)
+    task = _locked(task)
+    if task.status != Status.APPROVED:
+        raise ServiceError(f"task {task.task_id} is {task.status}; only an approved task is retired", field="status")
+    SynthesizedTask.objects.filter(id=task.id).update(status=Status.RETIRED)
+    audit_record(task=task, actor=user, from_value=Status.APPROVED, to_value=Status.RETIRED, reason=reason,
+                 via=Via.RETIRE)
     task.refresh_from_db()
     return task
 

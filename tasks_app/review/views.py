@@ -130,11 +130,11 @@ def _refused(request, task, error_text: str):
 @role_required(Role.REVIEWER)
 @require_POST
 def task_review_action(request, task_id, action):
-    """decide / reopen / assign / comment on the task; each validated by its form, carried out by a service."""
+    """decide / reopen / retire / assign / comment on the task; each validated by its form, carried out by a service."""
     task = get_object_or_404(SynthesizedTask.objects.select_related("assigned_to"), task_id=task_id)
     form = {"decide": DecisionForm, "reopen": ReasonForm, "comment": ThreadCommentForm}.get(action, ReasonForm)(
         request.POST)
-    if action not in ("decide", "reopen", "assign", "comment"):
+    if action not in ("decide", "reopen", "retire", "assign", "comment"):
         raise PermissionDenied("unknown review action")
     if action != "assign" and not form.is_valid():
         return _refused(request, task, "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
@@ -143,6 +143,8 @@ def task_review_action(request, task_id, action):
             review_services.review_decide(task=task, user=request.user, **form.cleaned_data)
         elif action == "reopen":
             review_services.review_reopen(task=task, user=request.user, reason=form.cleaned_data["reason"])
+        elif action == "retire":
+            review_services.review_retire(task=task, user=request.user, reason=form.cleaned_data["reason"])
         elif action == "assign":
             username = request.POST.get("assignee", "").strip()
             assignee = review_services.reviewer_by_username(username) if username else None

@@ -52,12 +52,13 @@ def seed_detail(request, name):
         seed = selectors.seed_get(name=name)
     except Exception:
         raise Http404(f"no seed named {name}")
-    form = SynthesisRunForm()
+    reviewer = has_role(request.user, Role.REVIEWER)
+    form = SynthesisRunForm(seed=seed, may_choose_rule_family=reviewer)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
             return render(request, "403.html", {"reason": "Synthesis needs the curator role."}, status=403)
-        form = SynthesisRunForm(request.POST)
+        form = SynthesisRunForm(request.POST, seed=seed, may_choose_rule_family=reviewer)
         if form.is_valid():
             try:
                 run = synthesis_services.synthesis_run_create(seed=seed, user=request.user, **form.cleaned_data)

@@ -43,7 +43,7 @@ class SynthesisRunListApi(ListAPIView):
         if seed is None:
             raise ValidationError({"seed": [f"no seed named {request.data.get('seed')!r}"]})
         run = service_call(lambda: services.synthesis_run_create(seed=seed, user=request.user, **fields))
-        return Response(SynthesisRunOutput(run).data, status=status.HTTP_201_CREATED)
+        return Response(SynthesisRunOutput(run, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 class SynthesisRunDetailApi(APIView):
@@ -51,7 +51,8 @@ class SynthesisRunDetailApi(APIView):
 
     @extend_schema(operation_id="synthesis_runs_retrieve", responses=SynthesisRunOutput)
     def get(self, request, run_id):
-        return Response(SynthesisRunOutput(get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)).data)
+        run = get_object_or_404(SynthesisRun.objects.select_related("seed"), id=run_id)
+        return Response(SynthesisRunOutput(run, context={"request": request}).data)
 
 
 class SynthesisRunCancelApi(APIView):
@@ -66,4 +67,4 @@ class SynthesisRunCancelApi(APIView):
                             status=status.HTTP_403_FORBIDDEN)
         SynthesisRun.request_cancel(run.id, actor=request.user)
         run.refresh_from_db()
-        return Response(SynthesisRunOutput(run).data)
+        return Response(SynthesisRunOutput(run, context={"request": request}).data)

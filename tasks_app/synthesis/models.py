@@ -9,6 +9,7 @@ from tasks_app.seeds.models import Seed
 
 # The rng seeds numpy and is stored in a signed 64-bit column; 2**32 seeds are more than any curator needs.
 RNG_MAX = 2**32 - 1
+MIN_TRAIN_ROWS = 50  # the engine draws 50 to MAX_TRAIN training rows; fewer leave its references nothing to learn
 
 
 class SynthesisRun(Job):
@@ -19,6 +20,9 @@ class SynthesisRun(Job):
     llm_model = models.CharField(max_length=200, blank=True, default="")
     llm_key_env = models.CharField(max_length=100, blank=True, default="")  # "" = settings.SANDMLE_LLM_KEY_ENV
     summary = models.JSONField(default=dict, blank=True)
+    # The curator's engine controls (tasks_app.synthesis.services.SYNTHESIS_CONTROLS): rule_family, n_train,
+    # until_passing; absent ones take the engine's defaults. The rule family is shown to reviewers only.
+    controls = models.JSONField(default=dict, blank=True)
 
     task_names = ("workers.synthesis.run_synthesis", "workers.synthesis.regenerate_task")
 

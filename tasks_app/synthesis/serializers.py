@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from accounts.roles import Role, has_role
+
 from tasks_app.models import SynthesisRun
-from tasks_app.synthesis.models import RNG_MAX
+from sandmle.synth.pipeline import MAX_TRAIN
+from tasks_app.synthesis.models import MIN_TRAIN_ROWS, RNG_MAX
 from tasks_app.synthesis.services import synthesis_llm_defaults
 
 
@@ -17,6 +20,13 @@ class SynthesisRunInput(serializers.Serializer):
     llm_url = serializers.URLField(required=False, allow_blank=True, max_length=500)
     llm_model = serializers.CharField(required=False, allow_blank=True, max_length=200)
     llm_key_env = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    rule_family = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                        help_text="the hidden rule's family (one that fits the seed; reviewers only); "
+                                                  "empty: any")
+    n_train = serializers.IntegerField(required=False, allow_null=True, min_value=MIN_TRAIN_ROWS, max_value=MAX_TRAIN,
+                                       help_text="training rows of each task; null: drawn per task")
+    until_passing = serializers.BooleanField(required=False, default=False,
+                                             help_text="keep making tasks until `count` pass the critic")
 
     def validate(self, data):
         given = {name: data.get(name, "") for name in ("llm_url", "llm_model", "llm_key_env")}
@@ -35,5 +45,13 @@ class SynthesisRunListOutput(serializers.ModelSerializer):
 
 
 class SynthesisRunOutput(SynthesisRunListOutput):
+    controls = serializers.SerializerMethodField(help_text="n_train and until_passing; rule_family for reviewers only")
+
     class Meta(SynthesisRunListOutput.Meta):
-        fields = SynthesisRunListOutput.Meta.fields + ["summary"]
+        fields = SynthesisRunListOutput.Meta.fields + ["summary", "controls"]
+
+    def get_controls(self, run) -> dict:
+        # Which family a run's tasks have is the reviewers' secret, like each task's rule_family.
+        request = self.context.get("request")
+        reviewer = request is not None and has_role(request.user, Role.REVIEWER)
+        return {key: value for key, value in (run.controls or {}).items() if reviewer or key != "rule_family"}

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import transaction
 
+from accounts.roles import Role, has_role
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
@@ -17,13 +18,51 @@ from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskAuditEntry
 from tasks_app.review.difficulty import task_difficulty
 from tasks_app.review.services import audit_record
 from tasks_app.seeds.services import seed_engine_object
-from tasks_app.synthesis.models import RNG_MAX
+from tasks_app.synthesis.models import MIN_TRAIN_ROWS, RNG_MAX
 
 
 def synthesis_llm_defaults() -> dict:
     """The LLM settings a new synthesis run starts from: the deployment's SANDMLE_LLM_* settings."""
     return {"llm_url": settings.SANDMLE_LLM_URL, "llm_model": settings.SANDMLE_LLM_MODEL,
             "llm_key_env": settings.SANDMLE_LLM_KEY_ENV}
+
+
+# "Keep going until `count` tasks pass the critic" tries at most this many tasks per task asked for.
+UNTIL_PASSING_TRIES_PER_TASK = 4
+
+
+def seed_rule_families(seed: Seed) -> tuple[str, ...]:
+    """The hidden-rule families the engine draws from for this seed's modality and task type."""
+    from sandmle.synth import rules
+
+    if seed.modality == "image":
+        return rules.IMAGE_FAMILIES
+    if seed.modality == "text":
+        return rules.TEXT_REGRESSION_FAMILIES if seed.task_type == "regression" else rules.TEXT_FAMILIES
+    return rules.REGRESSION_FAMILIES if seed.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
+
+
+def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, until_passing: bool) -> dict:
+    """The engine controls of a run as stored; each refusal names its field."""
+    from sandmle.synth.pipeline import MAX_TRAIN
+
+    controls: dict = {}
+    if rule_family and not has_role(user, Role.REVIEWER):
+        # Which family a task's hidden rule has is the reviewers' secret; so is choosing it.
+        raise ServiceError("choosing the rule family needs the reviewer role", field="rule_family")
+    if rule_family:
+        families = seed_rule_families(seed)
+        if rule_family not in families:
+            raise ServiceError(f"{rule_family!r} does not fit a {seed.modality} {seed.task_type} seed; expected one "
+                               f"of {', '.join(families)}", field="rule_family")
+        controls["rule_family"] = rule_family
+    if n_train is not None:
+        if not MIN_TRAIN_ROWS <= n_train <= MAX_TRAIN:
+            raise ServiceError(f"use {MIN_TRAIN_ROWS} to {MAX_TRAIN} training rows", field="n_train")
+        controls["n_train"] = n_train
+    if until_passing:
+        controls["until_passing"] = True
+    return controls
 
 
 def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> None:
@@ -48,10 +87,14 @@ def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> No
 
 @transaction.atomic
 def synthesis_run_create(
-    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", llm_key_env: str = "", user=None
+    *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", llm_key_env: str = "", user=None,
+    rule_family: str = "", n_train: int | None = None, until_passing: bool = False,
 ) -> SynthesisRun:
     """Queue a synthesis run; with llm_url and llm_model its domain and rule stages ask that endpoint, sending the
-    key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default)."""
+    key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default).
+
+    rule_family restricts the hidden rule to one family, n_train fixes the training rows, and until_passing keeps
+    making tasks until `count` pass the critic (at most UNTIL_PASSING_TRIES_PER_TASK tries per task asked for)."""
     if seed.source == Seed.Source.IMPORTED:
         raise ServiceError("imported tasks' placeholder seed holds no data to synthesize from", field="seed")
     if not 1 <= count <= 200:
@@ -59,9 +102,11 @@ def synthesis_run_create(
     if not 0 <= rng <= RNG_MAX:
         raise ServiceError(f"use an rng seed from 0 to {RNG_MAX}", field="rng")
     _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
+    controls = _check_controls(seed=seed, user=user, rule_family=rule_family, n_train=n_train,
+                               until_passing=until_passing)
     run = SynthesisRun.objects.create(
         seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,
-        llm_key_env=llm_key_env if llm_url else "", created_by=user
+        llm_key_env=llm_key_env if llm_url else "", created_by=user, controls=controls
     )
     enqueue("workers.synthesis.run_synthesis", args=(run.id,), queue=Queue.DEFAULT)
     return run
@@ -83,9 +128,22 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
             llm = ChatClient(run.llm_url, run.llm_model, api_key_env=run.llm_key_env or settings.SANDMLE_LLM_KEY_ENV)
         out_dir = Path(settings.DATA_DIR) / "bundles" / f"run-{run.id}"
 
+        controls = run.controls or {}
+        until_passing = bool(controls.get("until_passing"))
+        # Until enough pass, task indices run on up to a cap; each index is still made once (see `keep`).
+        last_index = run.count * UNTIL_PASSING_TRIES_PER_TASK if until_passing else run.count
+
         def progress(done: int, total: int) -> None:
-            if not SynthesisRun.beat(run.id, progress=done / max(total, 1), message=f"{done}/{total} tasks"):
+            if until_passing:
+                passed = (SynthesizedTask.objects.filter(run=run)
+                          .exclude(rejected_by=SynthesizedTask.RejectedBy.VALIDATOR).count())
+                fraction, message = passed / run.count, f"{passed}/{run.count} tasks passed the critic, {done} made"
+            else:
+                fraction, message = done / max(total, 1), f"{done}/{total} tasks"
+            if not SynthesisRun.beat(run.id, progress=min(fraction, 1.0), message=message):
                 raise _Cancelled()
+            if until_passing and passed >= run.count:
+                raise _Enough()
 
         # Each task is stored as it is made, with the count kept so far: a run taken up again after its worker died
         # starts at that index and makes each remaining task once (task ids follow from seed, rng and index).
@@ -96,8 +154,13 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
                 synthesized_task_store(run=run, result=result)
                 SynthesisRun.objects.filter(id=run.id).update(summary={**run.summary, "done": index + 1})
 
-        synthesize(seed_engine_object(seed=run.seed), count=run.count, rng=run.rng, out_dir=out_dir, llm=llm,
-                   progress=progress, start=done, on_result=keep)
+        families = (controls["rule_family"],) if controls.get("rule_family") else None
+        try:
+            synthesize(seed_engine_object(seed=run.seed), count=last_index, rng=run.rng, out_dir=out_dir, llm=llm,
+                       progress=progress, start=done, on_result=keep, families=families,
+                       n_train=controls.get("n_train"))
+        except _Enough:
+            pass
         stored = SynthesizedTask.objects.filter(run=run)
         total, rejected = stored.count(), stored.filter(rejected_by=SynthesizedTask.RejectedBy.VALIDATOR).count()
         SynthesisRun.objects.filter(id=run.id).update(
@@ -114,6 +177,10 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
 
 class _Cancelled(Exception):
     pass
+
+
+class _Enough(Exception):
+    """Enough tasks passed the critic: the run stops making more."""
 
 
 def synthesized_task_store(*, run: SynthesisRun, result) -> SynthesizedTask:

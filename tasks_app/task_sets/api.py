@@ -1,4 +1,4 @@
-"""The REST API of task sets: list, create (from task ids or a filter), read."""
+"""The REST API of task sets: list, create (from task ids or a filter), read, edit, clone, retire."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tasks_app.shared.api import refuse_unless_curator, service_call
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
 from tasks_app.task_sets.filters import TaskSetFilter
-from tasks_app.task_sets.serializers import TaskSetInput, TaskSetListOutput, TaskSetOutput
+from tasks_app.task_sets.serializers import (TaskSetCloneInput, TaskSetEditInput, TaskSetInput, TaskSetListOutput,
+                                             TaskSetOutput)
 
 
 class TaskSetListApi(ListAPIView):
@@ -56,5 +57,42 @@ class TaskSetDetailApi(APIView):
 
     @extend_schema(operation_id="task_sets_retrieve", responses=TaskSetOutput)
     def get(self, request, name):
-        task_set = get_object_or_404(TaskSet.objects.select_related("created_by").prefetch_related("tasks"), name=name)
-        return Response(TaskSetOutput(task_set).data)
+        return Response(TaskSetOutput(_task_set(name)).data)
+
+    @extend_schema(operation_id="task_sets_partial_update", request=TaskSetEditInput, responses=TaskSetOutput,
+                   summary="Rename, describe, add approved tasks to or remove tasks from a set (curators)")
+    def patch(self, request, name):
+        refuse_unless_curator(request, self)
+        task_set, data = _task_set(name), TaskSetEditInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        task_set = service_call(lambda: services.task_set_update(task_set=task_set, **data.validated_data))
+        return Response(TaskSetOutput(_task_set(task_set.name)).data)
+
+
+class TaskSetCloneApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="task_sets_clone", request=TaskSetCloneInput, responses={201: TaskSetOutput},
+                   summary="Copy a set (its tasks, description) under a new name (curators)")
+    def post(self, request, name):
+        refuse_unless_curator(request, self)
+        task_set, data = _task_set(name), TaskSetCloneInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        clone = service_call(lambda: services.task_set_clone(task_set=task_set, user=request.user,
+                                                             **data.validated_data))
+        return Response(TaskSetOutput(_task_set(clone.name)).data, status=status.HTTP_201_CREATED)
+
+
+class TaskSetRetireApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="task_sets_retire", request=None, responses=TaskSetOutput,
+                   summary="Retire a set: launch forms and endpoints no longer take it (curators)")
+    def post(self, request, name):
+        refuse_unless_curator(request, self)
+        task_set = service_call(lambda: services.task_set_retire(task_set=_task_set(name)))
+        return Response(TaskSetOutput(_task_set(task_set.name)).data)
+
+
+def _task_set(name: str) -> TaskSet:
+    return get_object_or_404(TaskSet.objects.select_related("created_by").prefetch_related("tasks"), name=name)

@@ -27,3 +27,32 @@ class TaskSetForm(forms.Form):
         if data["selection"] == "checked" and not data.get("task_ids") and "task_ids" not in self.errors:
             self.add_error("task_ids", "check at least one task, or make the set from every task matching the filter")
         return data
+
+
+def _task_id_list(text: str) -> list[str]:
+    return [word for word in (text or "").replace(",", " ").split() if word]
+
+
+class TaskSetEditForm(forms.Form):
+    """A set's name and description, approved tasks to add (ids, one per line) and checked tasks to remove."""
+
+    name = forms.SlugField(max_length=80)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    add_task_ids = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, label="add tasks",
+                                   help_text="approved task ids, separated by spaces, commas or new lines")
+    remove_task_ids = forms.MultipleChoiceField(choices=[], required=False, widget=forms.CheckboxSelectMultiple,
+                                                label="remove tasks")
+
+    def __init__(self, *args, task_ids: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["remove_task_ids"].choices = [(task_id, task_id) for task_id in task_ids]
+
+    def clean_add_task_ids(self) -> list[str]:
+        ids = _task_id_list(self.cleaned_data.get("add_task_ids", ""))
+        if len(ids) > 1000:
+            raise forms.ValidationError("add at most 1,000 tasks at a time")
+        return ids
+
+
+class TaskSetCloneForm(forms.Form):
+    name = forms.SlugField(max_length=80, label="name of the copy")

@@ -14,6 +14,8 @@ class TaskSet(models.Model):
     tasks = models.ManyToManyField(SynthesizedTask, related_name="task_sets")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A retired set stays readable (its batches, campaigns and runs point at it) but is offered to no launch form.
+    retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]

@@ -32,13 +32,28 @@ class TaskSetInput(serializers.Serializer):
         return attrs
 
 
+class TaskSetEditInput(serializers.Serializer):
+    name = serializers.SlugField(max_length=80, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    add_task_ids = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=1000,
+                                         help_text="approved tasks to add")
+    remove_task_ids = serializers.ListField(child=serializers.CharField(max_length=100), required=False,
+                                            max_length=10000, help_text="tasks of the set to remove")
+
+
+class TaskSetCloneInput(serializers.Serializer):
+    name = serializers.SlugField(max_length=80, help_text="the copy's name")
+    description = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="default: the original's description")
+
+
 class TaskSetListOutput(serializers.ModelSerializer):
     task_count = serializers.IntegerField(read_only=True)
     created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
 
     class Meta:
         model = TaskSet
-        fields = ["name", "description", "task_count", "created_by", "created_at"]
+        fields = ["name", "description", "task_count", "created_by", "created_at", "retired_at"]
 
 
 class TaskSetOutput(serializers.ModelSerializer):
@@ -47,4 +62,4 @@ class TaskSetOutput(serializers.ModelSerializer):
 
     class Meta:
         model = TaskSet
-        fields = ["name", "description", "task_ids", "created_by", "created_at"]
+        fields = ["name", "description", "task_ids", "created_by", "created_at", "retired_at"]

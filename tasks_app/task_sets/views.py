@@ -1,19 +1,21 @@
-"""Pages of task sets: the list with the picker of approved tasks."""
+"""Pages of task sets: the list with the picker of approved tasks; one set's page with its tasks and their stats, edit,
+clone, retire, and links that launch work on it."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.models import SynthesizedTask
+from tasks_app.models import SynthesizedTask, TaskSet
 from tasks_app.shared.views import form_errors_from
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
-from tasks_app.task_sets.forms import TaskSetForm
+from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm
 
 
 @role_required(Role.VIEWER)
@@ -53,3 +55,65 @@ def task_set_list(request):
                        picker_filters=task_set_picker.applied_filters(picker, request=request),
                        difficulties=SynthesizedTask.Difficulty.choices)
     return render(request, "tasks/task_sets/task_set_list.html", context, status=status)
+
+
+def _page(request, task_set: TaskSet, *, clone_form=None, status: int = 200):
+    tasks = selectors.task_set_task_rows(task_set=task_set)
+    context = {"task_set": task_set, "tasks": tasks, "summary": selectors.task_set_summary(tasks=tasks),
+               "is_curator": has_role(request.user, Role.CURATOR), "clone_form": clone_form or TaskSetCloneForm()}
+    return render(request, "tasks/task_sets/task_set_detail.html", context, status=status)
+
+
+@role_required(Role.VIEWER)
+def task_set_detail(request, name):
+    return _page(request, get_object_or_404(TaskSet, name=name))
+
+
+@role_required(Role.CURATOR)
+def task_set_edit(request, name):
+    task_set = get_object_or_404(TaskSet, name=name)
+    task_ids = list(task_set.tasks.order_by("task_id").values_list("task_id", flat=True))
+    if task_set.retired_at is not None:
+        return render(request, "400.html", {"reason": f"task set {name} is retired; clone it to change it"},
+                      status=400)
+    form = TaskSetEditForm(initial={"name": task_set.name, "description": task_set.description}, task_ids=task_ids)
+    status = 200
+    if request.method == "POST":
+        form = TaskSetEditForm(request.POST, task_ids=task_ids)
+        if form.is_valid():
+            try:
+                services.task_set_update(task_set=task_set, **form.cleaned_data)
+                messages.success(request, f"Task set {task_set.name} saved.")
+                return redirect("task-set-detail", task_set.name)
+            except ServiceError as error:
+                task_set.refresh_from_db()  # the transaction rolled back; the name on screen is the stored one
+                form_errors_from(form, error)
+        status = 400
+    return render(request, "tasks/task_sets/task_set_edit.html", {"task_set": task_set, "form": form}, status=status)
+
+
+@role_required(Role.CURATOR)
+@require_POST
+def task_set_clone(request, name):
+    task_set = get_object_or_404(TaskSet, name=name)
+    form = TaskSetCloneForm(request.POST)
+    if form.is_valid():
+        try:
+            clone = services.task_set_clone(task_set=task_set, name=form.cleaned_data["name"], user=request.user)
+            messages.success(request, f"Task set {clone.name} cloned from {task_set.name}.")
+            return redirect("task-set-detail", clone.name)
+        except ServiceError as error:
+            form_errors_from(form, error)
+    return _page(request, task_set, clone_form=form, status=400)
+
+
+@role_required(Role.CURATOR)
+@require_POST
+def task_set_retire(request, name):
+    task_set = get_object_or_404(TaskSet, name=name)
+    try:
+        services.task_set_retire(task_set=task_set)
+        messages.success(request, f"Task set {task_set.name} retired: launch forms no longer offer it.")
+    except ServiceError as error:
+        messages.error(request, str(error))
+    return redirect("task-set-detail", task_set.name)

@@ -16,6 +16,7 @@ class SynthesizedTask(models.Model):
         APPROVED = "approved"
         REJECTED = "rejected"
         NEEDS_CHANGES = "needs_changes", "changes requested"  # back to pending review when reopened
+        RETIRED = "retired"  # withdrawn by a reviewer after approval: kept with its history, out of new task sets
 
     class Difficulty(models.TextChoices):
         # From the calibration ladder's headroom (tasks_app.review.difficulty): how much of the oracle's lead over

@@ -54,6 +54,8 @@ RULES: dict[str, Rule] = {
     "seed-list": READ_LAUNCH, "seed-detail": READ_LAUNCH, "synthesis-run-list": READ,
     "synthesis-run-detail": READ_LAUNCH, "task-list": READ, "task-detail": Rule(get=V, post=R), "task-image": READ,
     "task-regenerate": Rule(get=C, post=C), "task-set-list": READ_LAUNCH,
+    "task-set-detail": READ, "task-set-edit": Rule(get=C, post=C), "task-set-clone": Rule(post=C),
+    "task-set-retire": Rule(post=C),
     "review-queue": Rule(get=R, post=R), "review-saved-view-save": REVIEW, "review-saved-view-delete": REVIEW,
     "task-review-action": REVIEW, "comment-resolve": REVIEW, "trajectory-turn-comment": REVIEW,
     # the training side's pages and downloads
@@ -77,10 +79,11 @@ RULES: dict[str, Rule] = {
     "api-task-list": READ, "api-task-detail": READ, "api-task-dna": READ, "api-task-files": READ,
     "api-task-regenerate": Rule(post=C),
     "api-task-file": READ,  # private/ files: reviewers (VARIANTS)
-    "api-task-set-list": READ_LAUNCH, "api-task-set-detail": READ,
+    "api-task-set-list": READ_LAUNCH, "api-task-set-detail": Rule(get=V, patch=C), "api-task-set-clone": Rule(post=C),
+    "api-task-set-retire": Rule(post=C),
     # the review API
     "api-review-queue": Rule(get=R), "api-review-bulk": REVIEW, "api-review-saved-views": Rule(get=R, post=R),
-    "api-review-saved-view": Rule(delete=R), "api-task-reviews": Rule(get=R, post=R), "api-task-reopen": REVIEW,
+    "api-review-saved-view": Rule(delete=R), "api-task-reviews": Rule(get=R, post=R), "api-task-reopen": REVIEW, "api-task-retire": REVIEW,
     "api-task-assignment": Rule(get=R, post=R), "api-task-audit": READ, "api-task-threads": Rule(get=V, post=R),
     "api-comment-resolve": REVIEW,
     # the training side's API
@@ -139,7 +142,8 @@ VARIANTS = {
     "job-progress": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
     "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, Rule(post=R) if label in REVIEWER_JOBS
                               else None) for label in _job_labels()],
-    "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "assign", "comment")],
+    "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "retire", "assign",
+                                                                                "comment")],
     "health": lambda s: [({"?": "timeout=0.05"}, None)],  # no worker answers the ping here: do not wait a second
     # Searches and filters a viewer might use to ask for a hidden value by name.
     "task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}&q={s.pending.rule_family}"}, None)],
@@ -198,7 +202,7 @@ BODIES = {
                                                    "reason": "matrix bulk"},
     ("review-saved-view-save", "post"): lambda s, role, kw: {"name": "matrix saved", "status": "pending_review"},
     ("task-review-action", "post"): lambda s, role, kw: {
-        "decide": {"verdict": "approve", "reason": "matrix"}, "reopen": {"reason": "matrix"},
+        "decide": {"verdict": "approve", "reason": "matrix"}, "reopen": {"reason": "matrix"}, "retire": {"reason": "matrix"},
         "assign": {"assignee": "reviewer"}, "comment": {"body": "matrix comment"}}[kw["action"]],
     ("comment-resolve", "post"): lambda s, role, kw: {"resolved": "1"},
     ("trajectory-turn-comment", "post"): lambda s, role, kw: {"body": "matrix turn comment"},
@@ -215,6 +219,11 @@ BODIES = {
         "lora_r": "", "save_every": 1},
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
                                                    "pipelines": ["linear"], "name": "matrix"},
+    ("task-set-edit", "post"): lambda s, role, kw: {"name": s.task_set.name, "description": "matrix edit"},
+    ("task-set-clone", "post"): lambda s, role, kw: {"name": _fresh("matrix-clone")},
+    ("api-task-set-detail", "patch"): lambda s, role, kw: {"description": "matrix edit"},
+    ("api-task-set-clone", "post"): lambda s, role, kw: {"name": _fresh("matrix-clone")},
+    ("api-task-retire", "post"): lambda s, role, kw: {"reason": "matrix"},
     ("api-task-set-list", "post"): lambda s, role, kw: {"name": _fresh("matrix-set"), "task_ids": [s.approved.task_id]},
     ("task-set-export", "post"): lambda s, role, kw: {"format": "mlebench"},
     ("api-task-set-exports", "post"): lambda s, role, kw: {"format": "mlebench"},

@@ -21,8 +21,10 @@ from training_app.shared import presentation
 @role_required(Role.VIEWER)
 @bad_page_is_400
 def rollout_batch_list(request):
-    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
-    form = RolloutBatchForm(task_set_names=names)
+    names = task_set_selectors.task_set_launch_names()
+    # The set page's launch links name their set (?task_set=); the form starts from it.
+    initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
+    form = RolloutBatchForm(task_set_names=names, initial=initial)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):

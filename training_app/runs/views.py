@@ -22,9 +22,11 @@ from training_app.shared.model_roots import model_choices
 @role_required(Role.VIEWER)
 @bad_page_is_400
 def training_run_list(request):
-    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
+    names = task_set_selectors.task_set_launch_names()
+    # The set page's launch links name their set (?task_set=); the form starts from it.
+    initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
     offered = model_choices(request.user) if has_role(request.user, Role.CURATOR) else []
-    form = TrainingRunForm(task_set_names=names, model_options=offered)
+    form = TrainingRunForm(task_set_names=names, initial=initial, model_options=offered)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):

@@ -23,6 +23,8 @@ def job_launch(request, view, *, input_serializer, create, output_serializer) ->
     task_set = TaskSet.objects.filter(name=fields.pop("task_set")).first()
     if task_set is None:
         raise ValidationError({"task_set": [f"no task set named {request.data.get('task_set')!r}"]})
+    if task_set.retired_at is not None:
+        raise ValidationError({"task_set": [f"task set {task_set.name} is retired; clone it to launch on its tasks"]})
     try:
         job = create(task_set=task_set, user=request.user, **fields)
     except ServiceError as error:
