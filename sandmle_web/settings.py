@@ -223,7 +223,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
-                  "workers.latency"]
+                  "workers.latency", "workers.audits"]
 # A worker that dies holding a message (SIGKILL, OOM) gives it back only after the visibility timeout; losing the
 # Redis connection must not stop the tasks running meanwhile (their results go to the database, not the broker).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
@@ -253,6 +253,9 @@ SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
 
 # Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review_services).
 SANDMLE_REVIEW_MIN_APPROVALS = max(1, envint("SANDMLE_REVIEW_MIN_APPROVALS", 1))
+# Launching GRPO or SFT on a task set that was never audited, or whose last audit failed, warns; with this set it is
+# refused.
+SANDMLE_REQUIRE_AUDIT = envbool("SANDMLE_REQUIRE_AUDIT", False)
 
 LOGGING = {
     "version": 1,

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from training_app import api, api_campaigns, api_latency, api_training
+from training_app.audits import api as audit_api
 
 urlpatterns = [
     path("rollout-batches/", api.RolloutBatchListApi.as_view(), name="api-rollout-batch-list"),
@@ -16,3 +17,4 @@ urlpatterns = [
 urlpatterns += api_campaigns.urlpatterns
 urlpatterns += api_training.urlpatterns
 urlpatterns += api_latency.urlpatterns
+urlpatterns += audit_api.urlpatterns

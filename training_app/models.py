@@ -121,6 +121,8 @@ class TrainingRun(Job):
     # True when the policy is a tiny random model (build_tiny_checkpoint): its curves prove wiring, not learning.
     smoke_model = models.BooleanField(default=False)
     result = models.JSONField(default=dict, blank=True)  # the trainer's return: steps_done, checkpoints, stopped
+    # Why the set was not known to be safe when the run was launched (never audited, or its last audit failed).
+    audit_warning = models.CharField(max_length=300, blank=True, default="")
 
     class Meta(Job.Meta):
         indexes = [models.Index(fields=["-created_at"], name="trainrun_created")]  # lists: newest first
@@ -185,3 +187,7 @@ class LatencyStudy(Job):
         from django.urls import reverse
 
         return reverse("latency-detail", kwargs={"study_id": self.id})
+
+
+# The audits' rows live in their feature folder; imported here so Django registers them with this app.
+from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit  # noqa: E402,F401

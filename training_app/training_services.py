@@ -17,6 +17,7 @@ from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app.models import TaskSet
 from tasks_app.services import ServiceError
+from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
 
 # The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).
@@ -74,6 +75,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     unknown = sorted(set(settings_values) - set(GRPO_SETTINGS))
     if unknown:
         raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
+    # A set never audited, or whose last audit failed, warns (or is refused under SANDMLE_REQUIRE_AUDIT).
+    audit_warning = training_audit_gate(task_set=task_set)
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
     values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
@@ -87,7 +90,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
         _sft_dataset(task_set, output_dir / "sft-dataset.jsonl")
     run = TrainingRun.objects.create(name=name, kind=kind, task_set=task_set, config=config.to_dict(),
                                      output_dir=str(output_dir), queue=Queue.GPU.value, created_by=user,
-                                     smoke_model=smoke or is_tiny_random_model(config.model))
+                                     smoke_model=smoke or is_tiny_random_model(config.model),
+                                     audit_warning=audit_warning[:300])
     enqueue("workers.training.run_training", args=(run.id,), queue=Queue.GPU)
     return run
 

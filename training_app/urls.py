@@ -3,6 +3,7 @@
 from django.urls import path
 
 from training_app import views, views_campaigns, views_latency, views_training
+from training_app.audits import urls as audit_urls
 
 urlpatterns = [
     path("rollouts/", views.rollout_batch_list, name="rollout-batch-list"),
@@ -28,3 +29,4 @@ urlpatterns = [
     path("latency/<int:study_id>/", views_latency.latency_detail, name="latency-detail"),
     path("latency/<int:study_id>/study.json", views_latency.latency_result_export, name="latency-result-export"),
 ]
+urlpatterns += audit_urls.urlpatterns

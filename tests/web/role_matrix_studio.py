@@ -36,11 +36,13 @@ class Studio:
     training_run: object
     training_step: int
     latency_study: object
+    audit: object
+    audit_verdict: object
     secrets: list[str] = field(default_factory=list)
 
     def job(self, label: str):
         """The studio's job of the model with this label ('tasks_app.synthesisrun')."""
-        jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study]
+        jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study, self.audit]
         return next(job for job in jobs if job._meta.label_lower == label)
 
 
@@ -115,6 +117,22 @@ def _latency_study(*, users, task, capture):
     return study
 
 
+def _audit(*, users, task, capture):
+    """An audit of one attack on one scaffold over a one-task set, run by the worker's own task function."""
+    from tasks_app import services
+    from training_app.audits import services as audit_services
+    from workers.audits import run_task_set_audit
+
+    task_set = services.task_set_create(name="matrix-audit", task_ids=[task.task_id], user=users["curator"])
+    with capture(execute=False):
+        audit = audit_services.audit_create(task_set=task_set, scaffolds=["react"], attacks=["submission_bom"],
+                                            user=users["curator"])
+    assert run_task_set_audit(audit.id) is True
+    audit.refresh_from_db()
+    assert audit.state == "succeeded" and audit.verdicts.exists(), audit.error
+    return audit
+
+
 def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
     from tasks_app import regenerate, review_services
     from tasks_app.models import Seed, SynthesizedTask
@@ -145,6 +163,8 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
         training_run=_training_run(users=users, task_set=task_set, batch=batch, out_dir=out_dir / "training",
                                    capture=capture),
         training_step=1, latency_study=_latency_study(users=users, task=trajectory.task, capture=capture),
+        audit=(audit := _audit(users=users, task=trajectory.task, capture=capture)),
+        audit_verdict=audit.verdicts.order_by("id").first(),
     )
     studio.secrets = _secrets([*stored_tasks, pending, image_task]) + [REVIEWERS_ONLY_NOTE, TURN_NOTE]
     return studio

@@ -83,6 +83,9 @@ RULES: dict[str, Rule] = {
     "api-training-run-list": READ_LAUNCH, "api-training-run-detail": READ, "api-training-run-cancel": CANCEL,
     "api-training-run-metrics": READ,
     "api-latency-study-list": READ_LAUNCH, "api-latency-study-detail": READ, "api-latency-study-cancel": CANCEL,
+    # audits: the evidence is the whole episode and any answers a leak reached, so reviewers only
+    "audit-list": READ_LAUNCH, "audit-detail": READ_LAUNCH, "audit-evidence": Rule(get=R),
+    "api-audit-list": READ_LAUNCH, "api-audit-detail": READ, "api-audit-cancel": CANCEL,
 }
 
 
@@ -103,6 +106,8 @@ PARAMS = {
     "campaign_id": lambda s, route: s.campaign.id,
     "episode_id": lambda s, route: s.episode.id,
     "study_id": lambda s, route: s.latency_study.id,
+    "audit_id": lambda s, route: s.audit.id,
+    "verdict_id": lambda s, route: s.audit_verdict.id,
     "step": lambda s, route: s.training_step,
     "path": lambda s, route: "public/train.csv",
 }
@@ -188,6 +193,7 @@ BODIES = {
         "lora_r": "", "save_every": 1},
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
                                                    "pipelines": ["linear"], "name": "matrix"},
+    ("audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"]},
     ("api-task-set-list", "post"): lambda s, role, kw: {"name": _fresh("matrix-set"), "task_ids": [s.approved.task_id]},
     ("api-review-bulk", "post"): lambda s, role, kw: {"task_ids": [s.pending.task_id], "action": "approve",
                                                       "reason": "matrix bulk"},
@@ -207,6 +213,8 @@ BODIES = {
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8},
     ("api-latency-study-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000,
                                                              "seeds": 1, "pipelines": ["linear"]},
+    ("api-audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"],
+                                                     "attacks": ["submission_bom"]},
 }
 
 

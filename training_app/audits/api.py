@@ -1,0 +1,60 @@
+"""The REST API of task-set audits: list, launch, read (with verdicts and degenerate scores), cancel."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework.generics import ListAPIView
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsViewer
+from training_app.audits import selectors, services
+from training_app.audits.models import TaskSetAudit
+from training_app.audits.serializers import AuditInput, AuditOutput, DegenerateOutput, VerdictOutput
+from training_app.job_api import JobCancelApi, job_launch
+
+
+class AuditDetailOutput(AuditOutput):
+    verdicts = VerdictOutput(many=True, read_only=True)
+    degenerate_scores = DegenerateOutput(many=True, read_only=True)
+
+    class Meta(AuditOutput.Meta):
+        fields = AuditOutput.Meta.fields + ["verdicts", "degenerate_scores"]
+
+
+class AuditListApi(ListAPIView):
+    permission_classes = [IsViewer]
+    serializer_class = AuditOutput
+
+    def get_queryset(self):
+        return selectors.audit_list()
+
+    @extend_schema(operation_id="audits_launch", request=AuditInput, responses={201: AuditOutput})
+    def post(self, request):
+        return job_launch(request, self, input_serializer=AuditInput, create=services.audit_create,
+                          output_serializer=AuditOutput)
+
+
+class AuditDetailApi(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(operation_id="audits_retrieve", responses=AuditDetailOutput)
+    def get(self, request, audit_id):
+        audit = get_object_or_404(TaskSetAudit.objects.select_related("task_set"), id=audit_id)
+        return Response(AuditDetailOutput(audit).data)
+
+
+@extend_schema_view(post=extend_schema(operation_id="audits_cancel", request=None, responses=AuditOutput))
+class AuditCancelApi(JobCancelApi):
+    model = TaskSetAudit
+    output_serializer = AuditOutput
+    noun = "audit"
+
+
+urlpatterns = [
+    path("audits/", AuditListApi.as_view(), name="api-audit-list"),
+    path("audits/<int:audit_id>/", AuditDetailApi.as_view(), name="api-audit-detail"),
+    path("audits/<int:audit_id>/cancel/", AuditCancelApi.as_view(), name="api-audit-cancel"),
+]
