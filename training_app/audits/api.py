@@ -12,44 +12,44 @@ from rest_framework.views import APIView
 from accounts.permissions import IsViewer
 from training_app.audits import selectors, services
 from training_app.audits.models import TaskSetAudit
-from training_app.audits.serializers import AuditInput, AuditOutput, DegenerateOutput, VerdictOutput
+from training_app.audits.serializers import TaskSetAuditInput, TaskSetAuditOutput, DegenerateScoreOutput, AuditVerdictOutput
 from training_app.job_api import JobCancelApi, job_launch
 
 
-class AuditDetailOutput(AuditOutput):
-    verdicts = VerdictOutput(many=True, read_only=True)
-    degenerate_scores = DegenerateOutput(many=True, read_only=True)
+class TaskSetAuditDetailOutput(TaskSetAuditOutput):
+    verdicts = AuditVerdictOutput(many=True, read_only=True)
+    degenerate_scores = DegenerateScoreOutput(many=True, read_only=True)
 
-    class Meta(AuditOutput.Meta):
-        fields = AuditOutput.Meta.fields + ["verdicts", "degenerate_scores"]
+    class Meta(TaskSetAuditOutput.Meta):
+        fields = TaskSetAuditOutput.Meta.fields + ["verdicts", "degenerate_scores"]
 
 
 class AuditListApi(ListAPIView):
     permission_classes = [IsViewer]
-    serializer_class = AuditOutput
+    serializer_class = TaskSetAuditOutput
 
     def get_queryset(self):
         return selectors.audit_list()
 
-    @extend_schema(operation_id="audits_launch", request=AuditInput, responses={201: AuditOutput})
+    @extend_schema(operation_id="audits_launch", request=TaskSetAuditInput, responses={201: TaskSetAuditOutput})
     def post(self, request):
-        return job_launch(request, self, input_serializer=AuditInput, create=services.audit_create,
-                          output_serializer=AuditOutput)
+        return job_launch(request, self, input_serializer=TaskSetAuditInput, create=services.audit_create,
+                          output_serializer=TaskSetAuditOutput)
 
 
 class AuditDetailApi(APIView):
     permission_classes = [IsViewer]
 
-    @extend_schema(operation_id="audits_retrieve", responses=AuditDetailOutput)
+    @extend_schema(operation_id="audits_retrieve", responses=TaskSetAuditDetailOutput)
     def get(self, request, audit_id):
         audit = get_object_or_404(TaskSetAudit.objects.select_related("task_set"), id=audit_id)
-        return Response(AuditDetailOutput(audit).data)
+        return Response(TaskSetAuditDetailOutput(audit).data)
 
 
-@extend_schema_view(post=extend_schema(operation_id="audits_cancel", request=None, responses=AuditOutput))
+@extend_schema_view(post=extend_schema(operation_id="audits_cancel", request=None, responses=TaskSetAuditOutput))
 class AuditCancelApi(JobCancelApi):
     model = TaskSetAudit
-    output_serializer = AuditOutput
+    output_serializer = TaskSetAuditOutput
     noun = "audit"
 
 

@@ -8,7 +8,7 @@ from sandmle.agents.scaffolds import SCAFFOLDS
 from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
 
 
-class AuditInput(serializers.Serializer):
+class TaskSetAuditInput(serializers.Serializer):
     task_set = serializers.SlugField(max_length=80)
     scaffolds = serializers.ListField(child=serializers.ChoiceField(choices=SCAFFOLDS), default=list(SCAFFOLDS),
                                       min_length=1)
@@ -16,7 +16,7 @@ class AuditInput(serializers.Serializer):
                                     help_text="attack names (default: every attack that needs no judge)")
 
 
-class AuditOutput(serializers.ModelSerializer):
+class TaskSetAuditOutput(serializers.ModelSerializer):
     task_set = serializers.CharField(source="task_set.name")
 
     class Meta:
@@ -25,14 +25,14 @@ class AuditOutput(serializers.ModelSerializer):
                   "error", "passed", "summary", "created_at", "started_at", "finished_at"]
 
 
-class VerdictOutput(serializers.ModelSerializer):
+class AuditVerdictOutput(serializers.ModelSerializer):
     class Meta:
         model = AuditVerdict
         fields = ["id", "task_id", "scaffold", "attack", "family", "passed", "reward_earned", "reward_worth",
                   "problems"]
 
 
-class DegenerateOutput(serializers.ModelSerializer):
+class DegenerateScoreOutput(serializers.ModelSerializer):
     class Meta:
         model = DegenerateScore
         fields = ["task_id", "solution", "score", "milestone", "valid", "medal"]

@@ -55,6 +55,10 @@ VARIANTS = {
         "    w.writerow(HEADER)\n    w.writerows(rows)\n", False),
 }
 
+# Files that are large or not text also meet the tree scaffolds' capped node copies, so they play on every scaffold;
+# the rest test the grader, the same code whichever scaffold hands it the file, and play once per task.
+EVERY_SCAFFOLD = ("huge_fields", "sparse_giant", "binary_garbage")
+
 for name, (tries, body, valid) in VARIANTS.items():
     register(Attack(f"submission_{name}", "submissions", tries, _one(body + "print('written')\n", f"submit a file that {tries}"),
-                    expect_valid=valid))
+                    expect_valid=valid, every_scaffold=name in EVERY_SCAFFOLD))
