@@ -53,8 +53,12 @@ def harvest(text, where):
     if not targets or not all(i in by_id for i in TEST_IDS):
         return False
     wanted = HEADER[1:]
-    if all(c in head for c in wanted) and all(_number(by_id[i][head.index(c)]) is not None for i in TEST_IDS for c in wanted):
+    sample_numeric = all(_number(v) is not None for row in SAMPLE_BODY for v in row[1:])
+    if all(c in head for c in wanted) and (not sample_numeric or all(
+            _number(by_id[i][head.index(c)]) is not None for i in TEST_IDS for c in wanted)):
         body = [[i] + [by_id[i][head.index(c)] for c in wanted] for i in TEST_IDS]
+    elif not sample_numeric:  # labels are submitted as they are written
+        body = [[i, by_id[i][head.index(targets[0])]] for i in TEST_IDS]
     else:
         column = head.index(targets[0])
         values = [by_id[i][column] for i in TEST_IDS]
@@ -65,7 +69,7 @@ def harvest(text, where):
         else:                 # binary labels as the positive class's probability (labels sort, the second positive)
             positive = sorted(set(values))[-1]
             body = [[i, '1.0' if v == positive else '0.0'] for i, v in zip(TEST_IDS, values)]
-    if body == SAMPLE_BODY:
+    if body == SAMPLE_BODY or sorted(body) == sorted(SAMPLE_BODY):  # the sample itself, or a copy of it
         return False
     write_rows(body)
     print('AUDIT-FOUND test answers at', where)
