@@ -225,7 +225,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
-                  "workers.latency", "workers.task_archives"]
+                  "workers.latency", "workers.task_archives",
+                  "workers.audits"]
 # A worker that dies holding a message (SIGKILL, OOM) gives it back only after the visibility timeout; losing the
 # Redis connection must not stop the tasks running meanwhile (their results go to the database, not the broker).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
@@ -259,6 +260,9 @@ SANDMLE_LATENCY_TABLE_QUOTA_BYTES = envint("SANDMLE_LATENCY_TABLE_QUOTA_BYTES", 
 
 # Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review.services).
 SANDMLE_REVIEW_MIN_APPROVALS = max(1, envint("SANDMLE_REVIEW_MIN_APPROVALS", 1))
+# Launching GRPO or SFT on a task set that was never audited, or whose last audit failed, warns; with this set it is
+# refused.
+SANDMLE_REQUIRE_AUDIT = envbool("SANDMLE_REQUIRE_AUDIT", False)
 
 LOGGING = {
     "version": 1,

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from training_app.audits import api as audits_api
 from training_app.campaigns import api as campaigns_api
 from training_app.latency import api as latency_api
 from training_app.rollouts import api as rollouts_api
@@ -35,4 +36,8 @@ urlpatterns = [
          name="api-latency-study-detail"),
     path("latency-studies/<int:study_id>/cancel/", latency_api.LatencyStudyCancelApi.as_view(),
          name="api-latency-study-cancel"),
+    # task-set audits
+    path("audits/", audits_api.AuditListApi.as_view(), name="api-audit-list"),
+    path("audits/<int:audit_id>/", audits_api.AuditDetailApi.as_view(), name="api-audit-detail"),
+    path("audits/<int:audit_id>/cancel/", audits_api.AuditCancelApi.as_view(), name="api-audit-cancel"),
 ]

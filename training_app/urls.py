@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from training_app.audits import views as audits_views
 from training_app.campaigns import views as campaigns_views
 from training_app.latency import views as latency_views
 from training_app.rollouts import views as rollouts_views
@@ -37,4 +38,8 @@ urlpatterns = [
     path("latency/", latency_views.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", latency_views.latency_detail, name="latency-detail"),
     path("latency/<int:study_id>/study.json", latency_views.latency_result_export, name="latency-result-export"),
+    # task-set audits
+    path("audits/", audits_views.audit_list, name="audit-list"),
+    path("audits/<int:audit_id>/", audits_views.audit_detail, name="audit-detail"),
+    path("audits/<int:audit_id>/evidence/<int:verdict_id>.json", audits_views.audit_evidence, name="audit-evidence"),
 ]

@@ -18,6 +18,17 @@ from tasks_app.task_sets import selectors, services
 from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm
 
 
+def _attach_last_audits(task_sets) -> None:
+    """Each set's newest finished audit, with its first failing cases, for the set list's audit column."""
+    from training_app.audits import selectors as audit_selectors
+
+    found = audit_selectors.last_audits(task_sets)
+    for task_set in task_sets:
+        task_set.last_audit = found.get(task_set.id)
+        if task_set.last_audit is not None:
+            task_set.last_audit.failing_cases = audit_selectors.failing_verdicts(audit=task_set.last_audit, limit=5)
+
+
 @role_required(Role.VIEWER)
 @bad_page_is_400
 def task_set_list(request):
@@ -48,6 +59,7 @@ def task_set_list(request):
                 form_errors_from(form, error)
         status = 400
     page = paginate(request, selectors.task_set_list())
+    _attach_last_audits(page.object_list)
     context = {"task_sets": page, "page": page, "form": form, "is_reviewer": has_role(request.user, Role.REVIEWER)}
     if is_curator:
         checked = set(request.POST.getlist("task_ids")) if request.method == "POST" else set()

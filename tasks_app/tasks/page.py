@@ -67,4 +67,12 @@ def task_presentation(*, task, include_private: bool) -> dict:
         "version_diff": regenerate.version_diff(previous, task, include_private=include_private) if previous else [],
         "newer_versions": regenerate.newer_versions(task),
         "regeneration_runs": regenerate.regenerations_of(task),
+        "degenerate_scores": _degenerate_scores(task),
     }
+
+
+def _degenerate_scores(task) -> list:
+    """What learning nothing scores on this task, from its newest audit: shown beside the ladder."""
+    from training_app.audits.selectors import degenerate_scores
+
+    return degenerate_scores(task_id=task.task_id)

@@ -122,6 +122,7 @@ def test_react_answer_without_a_submission_is_graded_invalid(tmp_path):
     task_dir = make_bundle(tmp_path, kind="regression")
     trajectory = run_episode(task_dir, scaffold="react", policy=ScriptedPolicy(["<answer>submission.csv</answer>"]),
                              config=EpisodeConfig())
-    assert trajectory.termination == "answered" and trajectory.format_rate == 1.0
+    # The call runs, but a reply that does not open with a non-empty <think> earns no format reward (SandMLE's rule).
+    assert trajectory.termination == "answered" and trajectory.format_rate == 0.0
     assert trajectory.grade["submission_exists"] is False
-    assert trajectory.rewards["dense"]["total"] == 0.1  # only the format share
+    assert trajectory.rewards["dense"]["total"] == 0.0

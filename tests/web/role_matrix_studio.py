@@ -38,12 +38,14 @@ class Studio:
     latency_study: object
     task_set_export: object = None  # a finished archive of the task set (its download is served)
     archive_import: object = None  # a queued import of an uploaded archive
+    audit: object = None  # a finished one-attack audit of the task set
+    audit_verdict: object = None
     secrets: list[str] = field(default_factory=list)
 
     def job(self, label: str):
         """The studio's job of the model with this label ('tasks_app.synthesisrun')."""
         jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study,
-                self.task_set_export, self.archive_import]
+                self.task_set_export, self.archive_import, self.audit]
         return next(job for job in jobs if job._meta.label_lower == label)
 
 
@@ -122,6 +124,22 @@ def _latency_study(*, users, task, capture):
     return study
 
 
+def _audit(*, users, task, capture):
+    """An audit of one attack on one scaffold over a one-task set, run by the worker's own task function."""
+    from tasks_app.task_sets import services as task_set_services
+    from training_app.audits import services as audit_services
+    from workers.audits import run_task_set_audit
+
+    task_set = task_set_services.task_set_create(name="matrix-audit", task_ids=[task.task_id], user=users["curator"])
+    with capture(execute=False):
+        audit = audit_services.audit_create(task_set=task_set, scaffolds=["react"], attacks=["submission_bom"],
+                                            user=users["curator"])
+    assert run_task_set_audit(audit.id) is True
+    audit.refresh_from_db()
+    assert audit.state == "succeeded" and audit.verdicts.exists(), audit.error
+    return audit
+
+
 def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir: Path, capture) -> Studio:
     from tasks_app.models import Seed, SynthesizedTask
     from tasks_app.review import services as review_services
@@ -153,6 +171,8 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
         training_run=_training_run(users=users, task_set=task_set, batch=batch, out_dir=out_dir / "training",
                                    capture=capture),
         training_step=1, latency_study=_latency_study(users=users, task=trajectory.task, capture=capture),
+        audit=(audit := _audit(users=users, task=trajectory.task, capture=capture)),
+        audit_verdict=audit.verdicts.order_by("id").first(),
     )
     studio.task_set_export, studio.archive_import = _archives(users=users, task_set=task_set, capture=capture)
     studio.secrets = _secrets([*stored_tasks, pending, image_task]) + [REVIEWERS_ONLY_NOTE, TURN_NOTE]

@@ -94,6 +94,9 @@ RULES: dict[str, Rule] = {
     "api-training-run-list": READ_LAUNCH, "api-training-run-detail": READ, "api-training-run-cancel": CANCEL,
     "api-training-run-metrics": READ,
     "api-latency-study-list": READ_LAUNCH, "api-latency-study-detail": READ, "api-latency-study-cancel": CANCEL,
+    # audits: the evidence is the whole episode and any answers a leak reached, so reviewers only
+    "audit-list": READ_LAUNCH, "audit-detail": READ_LAUNCH, "audit-evidence": Rule(get=R),
+    "api-audit-list": READ_LAUNCH, "api-audit-detail": READ, "api-audit-cancel": CANCEL,
 }
 
 
@@ -114,6 +117,8 @@ PARAMS = {
     "campaign_id": lambda s, route: s.campaign.id,
     "episode_id": lambda s, route: s.episode.id,
     "study_id": lambda s, route: s.latency_study.id,
+    "audit_id": lambda s, route: s.audit.id,
+    "verdict_id": lambda s, route: s.audit_verdict.id,
     "step": lambda s, route: s.training_step,
     "path": lambda s, route: "public/train.csv",
     "tracker": lambda s, route: "tensorboard",
@@ -224,6 +229,7 @@ BODIES = {
     ("api-task-set-detail", "patch"): lambda s, role, kw: {"description": "matrix edit"},
     ("api-task-set-clone", "post"): lambda s, role, kw: {"name": _fresh("matrix-clone")},
     ("api-task-retire", "post"): lambda s, role, kw: {"reason": "matrix"},
+    ("audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"]},
     ("api-task-set-list", "post"): lambda s, role, kw: {"name": _fresh("matrix-set"), "task_ids": [s.approved.task_id]},
     ("task-set-export", "post"): lambda s, role, kw: {"format": "mlebench"},
     ("api-task-set-exports", "post"): lambda s, role, kw: {"format": "mlebench"},
@@ -247,6 +253,8 @@ BODIES = {
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8},
     ("api-latency-study-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000,
                                                              "seeds": 1, "pipelines": ["linear"]},
+    ("api-audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"],
+                                                     "attacks": ["submission_bom"]},
 }
 
 

@@ -59,7 +59,7 @@ class TrainingRunOutput(serializers.ModelSerializer):
     class Meta:
         model = TrainingRun
         fields = ["id", "name", "kind", "task_set", "config", "queue", "state", "progress", "progress_message",
-                  "error", "smoke_model", "checkpoints", "created_at", "started_at", "finished_at"]
+                  "error", "smoke_model", "audit_warning", "checkpoints", "created_at", "started_at", "finished_at"]
 
     @extend_schema_field(serializers.DictField())
     def get_config(self, run) -> dict:

@@ -25,6 +25,8 @@ class TrainingRun(Job):
     # True when the policy is a tiny random model (build_tiny_checkpoint): its curves prove wiring, not learning.
     smoke_model = models.BooleanField(default=False)
     result = models.JSONField(default=dict, blank=True)  # the trainer's return: steps_done, checkpoints, stopped
+    # Why the set was not known to be safe when the run was launched (never audited, or its last audit failed).
+    audit_warning = models.CharField(max_length=300, blank=True, default="")
 
     class Meta(Job.Meta):
         indexes = [models.Index(fields=["-created_at"], name="trainrun_created")]  # lists: newest first

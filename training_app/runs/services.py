@@ -17,6 +17,7 @@ from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
+from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
 from training_app.shared.model_roots import allowed_model_path
 
@@ -75,6 +76,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     unknown = sorted(set(settings_values) - set(GRPO_SETTINGS))
     if unknown:
         raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
+    # A set never audited, or whose last audit failed, warns (or is refused under SANDMLE_REQUIRE_AUDIT).
+    audit_warning = training_audit_gate(task_set=task_set)
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
     if user is not None:  # a person's launch (form, API): only the checkpoints they may use, checked before any read
@@ -90,7 +93,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
         _sft_dataset(task_set, output_dir / "sft-dataset.jsonl")
     run = TrainingRun.objects.create(name=name, kind=kind, task_set=task_set, config=config.to_dict(),
                                      output_dir=str(output_dir), queue=Queue.GPU.value, created_by=user,
-                                     smoke_model=smoke or is_tiny_random_model(config.model))
+                                     smoke_model=smoke or is_tiny_random_model(config.model),
+                                     audit_warning=audit_warning[:300])
     enqueue("workers.training.run_training", args=(run.id,), queue=Queue.GPU)
     return run
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.contrib import messages
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 
@@ -38,6 +39,8 @@ def training_run_list(request):
             task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
             try:
                 run = services.training_run_create(task_set=task_set, user=request.user, **fields)
+                if run.audit_warning:
+                    messages.warning(request, f"Launched, but {run.audit_warning}.")
                 return redirect("training-run-detail", run_id=run.id)
             except ServiceError as error:
                 form.add_error(error.field if error.field in form.fields else None, str(error))

@@ -12,6 +12,8 @@ from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
 from sandmle.agents.scaffolds.replies import split_thinking
 
 TOOL_PATTERN = re.compile(r"<python>(.*?)</python>|<(validate|score)\s*/>|<answer>(.*?)</answer>", re.S)
+THINK_PATTERN = re.compile(r"<think>(.*?)</think>", re.S)
+OPENING_THINK = re.compile(r"\s*<think>(.*?)</think>", re.S)
 
 
 def system_prompt(feedback: str) -> str:
@@ -87,6 +89,9 @@ def run(context: EpisodeContext) -> str:
             messages.append({"role": "user", "content": note.observation})
             failed_turns.add((len(messages) - 4) // 2)
             continue
+        # SandMLE's format reward counts a turn only if it opens with a non-empty <think>; the call still runs.
+        opening = OPENING_THINK.match(reply.text)
+        turn.well_formed = bool(opening and opening.group(1).strip())
         tool, argument = calls[0]
         if tool == "answer":
             context.tool_note("answer", argument)

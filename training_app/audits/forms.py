@@ -1,0 +1,18 @@
+"""Input form of the audit launch: a task set and the scaffolds to attack through."""
+
+from __future__ import annotations
+
+from django import forms
+
+from sandmle.agents.scaffolds import SCAFFOLDS
+
+
+class AuditForm(forms.Form):
+    task_set = forms.ChoiceField(choices=[])
+    scaffolds = forms.MultipleChoiceField(choices=[(name, name) for name in SCAFFOLDS], initial=list(SCAFFOLDS),
+                                          widget=forms.CheckboxSelectMultiple,
+                                          help_text="attacks on scaffold code play on each; sandbox attacks once")
+
+    def __init__(self, *args, task_set_names: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_set"].choices = [(name, name) for name in task_set_names]

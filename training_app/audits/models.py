@@ -1,0 +1,68 @@
+"""Rows of task-set audits: the job, one verdict per attack x scaffold x task, and each task's degenerate scores."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from sandmle_web.jobs import Job
+from tasks_app.task_sets.models import TaskSet
+
+
+class TaskSetAudit(Job):
+    """The engine's run_audit over a task set's bundles; `summary` is the report's summary, broken tasks, changes
+    outside the episodes and skipped attacks; `passed` is None until the audit finished every episode."""
+
+    task_set = models.ForeignKey(TaskSet, on_delete=models.PROTECT, related_name="audits")
+    scaffolds = models.JSONField(default=list)
+    attacks = models.JSONField(default=list, blank=True)  # empty: every attack
+    out_dir = models.CharField(max_length=500, blank=True, default="")
+    planned = models.PositiveIntegerField(default=0)  # episodes the audit plays in all
+    summary = models.JSONField(default=dict, blank=True)
+    passed = models.BooleanField(null=True, blank=True)
+    queue = models.CharField(max_length=16, default="sandbox")
+    task_names = ("workers.audits.run_task_set_audit",)
+
+    class Meta(Job.Meta):
+        app_label = "training_app"
+        # The set page and the launch check read a set's newest audit.
+        indexes = [models.Index(fields=["task_set", "-created_at"], name="audit_set_created")]
+
+
+class AuditVerdict(models.Model):
+    """One attack on one scaffold and task; `record` is the engine's Verdict, `evidence` its file under out_dir."""
+
+    audit = models.ForeignKey(TaskSetAudit, on_delete=models.CASCADE, related_name="verdicts")
+    task_id = models.CharField(max_length=100)
+    scaffold = models.CharField(max_length=16)
+    attack = models.CharField(max_length=80)
+    family = models.CharField(max_length=32)
+    passed = models.BooleanField()
+    reward_earned = models.FloatField(default=0.0)
+    reward_worth = models.FloatField(default=0.0)
+    problems = models.JSONField(default=list)
+    evidence = models.CharField(max_length=500, blank=True, default="")
+    record = models.JSONField(default=dict)
+
+    class Meta:
+        app_label = "training_app"
+        ordering = ["passed", "task_id", "scaffold", "attack"]  # failing cases first
+        constraints = [models.UniqueConstraint(fields=["audit", "task_id", "scaffold", "attack"],
+                                               name="one_verdict_per_audit_case")]
+
+
+class DegenerateScore(models.Model):
+    """A degenerate solution's private-split grade on one task in one audit; `medal` marks the task broken."""
+
+    audit = models.ForeignKey(TaskSetAudit, on_delete=models.CASCADE, related_name="degenerate_scores")
+    task_id = models.CharField(max_length=100, db_index=True)
+    solution = models.CharField(max_length=40)
+    score = models.FloatField(null=True, blank=True)
+    milestone = models.CharField(max_length=16, blank=True, default="")
+    valid = models.BooleanField(default=False)
+    medal = models.BooleanField(default=False)
+
+    class Meta:
+        app_label = "training_app"
+        ordering = ["task_id", "solution"]
+        constraints = [models.UniqueConstraint(fields=["audit", "task_id", "solution"],
+                                               name="one_degenerate_score_per_audit_task")]

@@ -1,0 +1,57 @@
+"""Reads of task-set audits: lists, a set's last audit, the launch warning, a task's degenerate scores."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from sandmle_web.jobs import JobState
+from tasks_app.models import TaskSet
+from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
+
+
+def audit_list() -> QuerySet[TaskSetAudit]:
+    return TaskSetAudit.objects.select_related("task_set").order_by("-created_at", "-id")
+
+
+def audit_get(*, audit_id: int) -> TaskSetAudit:
+    return TaskSetAudit.objects.select_related("task_set", "created_by").get(id=audit_id)
+
+
+def last_audit(*, task_set: TaskSet) -> TaskSetAudit | None:
+    """The set's newest audit that ran to its end (a queued, running or cancelled one proves nothing yet)."""
+    return TaskSetAudit.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).order_by("-created_at", "-id").first()
+
+
+def last_audits(task_sets) -> dict[int, TaskSetAudit]:
+    """The newest finished audit of each set, by set id, in one query."""
+    found: dict[int, TaskSetAudit] = {}
+    rows = TaskSetAudit.objects.filter(task_set__in=task_sets, state=JobState.SUCCEEDED).order_by("-created_at", "-id")
+    for audit in rows.only("id", "task_set_id", "passed", "summary", "finished_at", "created_at"):
+        found.setdefault(audit.task_set_id, audit)
+    return found
+
+
+def failing_verdicts(*, audit: TaskSetAudit, limit: int = 20) -> QuerySet[AuditVerdict]:
+    return audit.verdicts.filter(passed=False).order_by("task_id", "scaffold", "attack")[:limit]
+
+
+def audit_warning(*, task_set: TaskSet) -> str:
+    """Why training on this set is not known to be safe; "" when its last audit passed."""
+    audit = last_audit(task_set=task_set)
+    if audit is None:
+        return f"task set {task_set.name} was never audited for reward hacks"
+    if not audit.passed:
+        failing = audit.summary.get("failing", 0)
+        broken = len(audit.summary.get("broken_tasks", []))
+        return (f"the last audit of task set {task_set.name} (#{audit.id}) failed: {failing} failing case(s), "
+                f"{broken} broken task(s)")
+    return ""
+
+
+def degenerate_scores(*, task_id: str) -> list[DegenerateScore]:
+    """The task's degenerate-solution scores from the newest finished audit that graded it."""
+    newest = (DegenerateScore.objects.filter(task_id=task_id, audit__state=JobState.SUCCEEDED)
+              .order_by("-audit__created_at", "-audit_id").values_list("audit_id", flat=True).first())
+    if newest is None:
+        return []
+    return list(DegenerateScore.objects.filter(task_id=task_id, audit_id=newest).order_by("solution"))

@@ -1,0 +1,38 @@
+"""Input and output serializers of the audits' API."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from sandmle.agents.scaffolds import SCAFFOLDS
+from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
+
+
+class TaskSetAuditInput(serializers.Serializer):
+    task_set = serializers.SlugField(max_length=80)
+    scaffolds = serializers.ListField(child=serializers.ChoiceField(choices=SCAFFOLDS), default=list(SCAFFOLDS),
+                                      min_length=1)
+    attacks = serializers.ListField(child=serializers.CharField(max_length=80), required=False, default=list,
+                                    help_text="attack names (default: every attack that needs no judge)")
+
+
+class TaskSetAuditOutput(serializers.ModelSerializer):
+    task_set = serializers.CharField(source="task_set.name")
+
+    class Meta:
+        model = TaskSetAudit
+        fields = ["id", "task_set", "scaffolds", "attacks", "planned", "queue", "state", "progress", "progress_message",
+                  "error", "passed", "summary", "created_at", "started_at", "finished_at"]
+
+
+class AuditVerdictOutput(serializers.ModelSerializer):
+    class Meta:
+        model = AuditVerdict
+        fields = ["id", "task_id", "scaffold", "attack", "family", "passed", "reward_earned", "reward_worth",
+                  "problems"]
+
+
+class DegenerateScoreOutput(serializers.ModelSerializer):
+    class Meta:
+        model = DegenerateScore
+        fields = ["task_id", "solution", "score", "milestone", "valid", "medal"]

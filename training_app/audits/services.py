@@ -1,0 +1,140 @@
+"""Writes of task-set audits: create (validated against the engine's registry), execute on a worker (resumable),
+store verdicts and degenerate scores; and the gate a training launch passes."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from sandmle.errors import UsageError
+from sandmle_web.dispatch import enqueue
+from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.queues import Queue
+from studio.errors import ServiceError
+from tasks_app.models import TaskSet
+from training_app.audits import selectors
+from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
+
+
+def _task_dirs(task_set: TaskSet) -> list[Path]:
+    return sorted(Path(task.bundle_dir) for task in task_set.tasks.all())
+
+
+def _config(audit: TaskSetAudit):
+    from sandmle.audit import AuditConfig
+
+    return AuditConfig(scaffolds=tuple(audit.scaffolds), attacks=tuple(audit.attacks))
+
+
+@transaction.atomic
+def audit_create(*, task_set: TaskSet, scaffolds: list[str], attacks: list[str] | None = None, user=None) -> TaskSetAudit:
+    """Check the scaffolds and attacks with the engine's own rules (its UsageError names the problem), then queue."""
+    from sandmle.audit import AuditConfig, select_attacks
+    from sandmle.audit.runner import plan_episodes
+
+    if not task_set.tasks.exists():
+        raise ServiceError("the task set has no tasks", field="task_set")
+    try:
+        config = AuditConfig(scaffolds=tuple(scaffolds), attacks=tuple(attacks or ()))
+        chosen = [a for a in select_attacks(list(config.attacks) or None) if not a.needs_judge]
+    except UsageError as error:
+        raise ServiceError(str(error), field="attacks" if "attack" in str(error) else "scaffolds") from None
+    if not chosen:
+        raise ServiceError("every attack named needs a rubric judge, which studio audits do not use", field="attacks")
+    audit = TaskSetAudit.objects.create(task_set=task_set, scaffolds=list(config.scaffolds),
+                                        attacks=list(attacks or []), created_by=user, queue=Queue.SANDBOX.value,
+                                        planned=len(plan_episodes(_task_dirs(task_set), chosen, config.scaffolds)))
+    # A random suffix: SQLite may hand a deleted row's id out again, and an audit must never resume another's files.
+    audit.out_dir = str(Path(settings.DATA_DIR) / "audits" / f"{audit.id}-{uuid.uuid4().hex[:12]}")
+    audit.save(update_fields=["out_dir"])
+    enqueue("workers.audits.run_task_set_audit", args=(audit.id,), queue=Queue.SANDBOX)
+    return audit
+
+
+def verdict_store(*, audit: TaskSetAudit, verdict: dict) -> AuditVerdict | None:
+    """Store one verdict; one already stored for its case (a resumed run's replay) is kept."""
+    try:
+        with transaction.atomic():  # a savepoint: a duplicate case must not spoil the caller's transaction
+            return AuditVerdict.objects.create(
+                audit=audit, task_id=verdict["task_id"], scaffold=verdict["scaffold"], attack=verdict["attack"],
+                family=verdict["family"], passed=bool(verdict["passed"]), reward_earned=verdict["reward_earned"],
+                reward_worth=verdict["reward_worth"], problems=verdict["problems"], evidence=verdict["evidence"],
+                record=verdict)
+    except IntegrityError:
+        return None
+
+
+def audit_execute(*, audit_id: int, worker: str = "") -> bool:
+    """Claim a queued audit and play the cases it still lacks, storing each verdict as it comes.
+
+    The engine's threads only put verdicts on a queue; the rows are written here, in the job's own thread.
+    """
+    from sandmle.audit import run_audit
+
+    if not TaskSetAudit.claim(audit_id, worker=worker):
+        return False
+    audit = TaskSetAudit.objects.select_related("task_set").get(id=audit_id)
+    task_dirs = _task_dirs(audit.task_set)  # read here: the engine's threads never touch the database
+    config = _config(audit)
+    done = set(audit.verdicts.values_list("task_id", "scaffold", "attack"))
+    finished: queue.Queue = queue.Queue()
+    outcome: dict = {}
+    cancelled = threading.Event()
+
+    def play() -> None:
+        try:
+            outcome["report"] = run_audit(task_dirs, out_dir=Path(audit.out_dir), config=config, done=done,
+                                          on_verdict=lambda verdict: finished.put(verdict.to_dict()),
+                                          should_cancel=cancelled.is_set)
+        except Exception as error:  # reported on the row below
+            outcome["error"] = error
+
+    runner = threading.Thread(target=play, name=f"audit-{audit.id}", daemon=True)
+    runner.start()
+    total = max(audit.planned, 1)
+    while runner.is_alive() or not finished.empty():
+        try:
+            verdict = finished.get(timeout=0.2)
+        except queue.Empty:
+            if not TaskSetAudit.beat(audit.id):
+                cancelled.set()
+            continue
+        verdict_store(audit=audit, verdict=verdict)
+        stored = audit.verdicts.count()
+        if not TaskSetAudit.beat(audit.id, progress=stored / total, message=f"{stored}/{total} episodes"):
+            cancelled.set()
+    runner.join()
+    if "error" in outcome:
+        error = outcome["error"]
+        TaskSetAudit.finish(audit.id, state=JobState.FAILED, error=describe_failure(error))
+        raise error
+    report = outcome["report"]
+    for score in report.degenerate:
+        DegenerateScore.objects.update_or_create(
+            audit=audit, task_id=score["task_id"], solution=score["solution"],
+            defaults={"score": score["score"], "milestone": score["milestone"] or "", "valid": score["valid"],
+                      "medal": score["medal"]})
+    complete = audit.verdicts.count() >= audit.planned and not cancelled.is_set()
+    failing = audit.verdicts.filter(passed=False).count()
+    summary = {"episodes": audit.verdicts.count(), "contained": audit.verdicts.filter(passed=True).count(),
+               "failing": failing, "broken_tasks": report.broken_tasks, "changed_outside": report.changed_outside,
+               "skipped": report.skipped, "attacks": len(report.attacks)}
+    passed = complete and not failing and not report.broken_tasks and not report.changed_outside
+    TaskSetAudit.objects.filter(id=audit.id).update(summary=summary, passed=passed if complete else None)
+    TaskSetAudit.finish(audit.id, state=JobState.SUCCEEDED if complete else JobState.CANCELLED)
+    return True
+
+
+def training_audit_gate(*, task_set: TaskSet) -> str:
+    """The warning a GRPO or SFT launch on this set carries ("" when its last audit passed); with
+    SANDMLE_REQUIRE_AUDIT set, a set that would warn is refused instead (ServiceError on task_set)."""
+    warning = selectors.audit_warning(task_set=task_set)
+    if warning and settings.SANDMLE_REQUIRE_AUDIT:
+        raise ServiceError(f"{warning}; SANDMLE_REQUIRE_AUDIT refuses training on it until an audit passes",
+                           field="task_set")
+    return warning

@@ -1,0 +1,80 @@
+"""Pages of task-set audits: the list with the launch form, an audit's progress, verdicts (failing first), broken
+tasks and degenerate scores, and each case's evidence (reviewers: it may hold the answers a leak reached)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.http import FileResponse, Http404
+from django.shortcuts import redirect, render
+
+from accounts.permissions import role_required
+from accounts.roles import Role, has_role
+from studio.errors import ServiceError
+from studio.paging import bad_page_is_400, paginate
+from tasks_app.task_sets import selectors as task_set_selectors
+from training_app.audits import selectors, services
+from training_app.audits.forms import AuditForm
+from training_app.audits.models import TaskSetAudit
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def audit_list(request):
+    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
+    form = AuditForm(task_set_names=names, initial={"task_set": request.GET.get("task_set", "")})
+    status = 200
+    if request.method == "POST":
+        if not has_role(request.user, Role.CURATOR):
+            return render(request, "403.html", {"reason": "Launching audits needs the curator role."}, status=403)
+        form = AuditForm(request.POST, task_set_names=names)
+        if form.is_valid():
+            task_set = task_set_selectors.task_set_get(name=form.cleaned_data["task_set"])
+            try:
+                audit = services.audit_create(task_set=task_set, scaffolds=form.cleaned_data["scaffolds"],
+                                              user=request.user)
+                return redirect("audit-detail", audit_id=audit.id)
+            except ServiceError as error:
+                form.add_error(error.field if error.field in form.fields else None, str(error))
+        status = 400
+    page = paginate(request, selectors.audit_list())
+    return render(request, "training/audits/audit_list.html", {"audits": page, "page": page, "form": form},
+                  status=status)
+
+
+def _audit_or_404(audit_id: int) -> TaskSetAudit:
+    try:
+        return selectors.audit_get(audit_id=audit_id)
+    except TaskSetAudit.DoesNotExist:
+        raise Http404(f"no audit {audit_id}")
+
+
+@role_required(Role.VIEWER)
+@bad_page_is_400
+def audit_detail(request, audit_id):
+    audit = _audit_or_404(audit_id)
+    if request.method == "POST":
+        if not audit.may_be_cancelled_by(request.user):
+            return render(request, "403.html",
+                          {"reason": "Only the audit's creator, reviewers and admins may cancel it."}, status=403)
+        TaskSetAudit.request_cancel(audit.id, actor=request.user)
+        return redirect("audit-detail", audit_id=audit.id)
+    page = paginate(request, audit.verdicts.defer("record"))
+    return render(request, "training/audits/audit_detail.html", {
+        "audit": audit, "verdicts": page, "page": page,
+        "degenerate": audit.degenerate_scores.all(), "may_see_evidence": has_role(request.user, Role.REVIEWER),
+    })
+
+
+@role_required(Role.REVIEWER)
+def audit_evidence(request, audit_id, verdict_id):
+    audit = _audit_or_404(audit_id)
+    verdict = audit.verdicts.filter(id=verdict_id).only("evidence").first()
+    if verdict is None or not verdict.evidence:
+        raise Http404("no evidence for this case")
+    root = Path(audit.out_dir).resolve()
+    path = (root / verdict.evidence).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        raise Http404("the evidence file is gone")
+    return FileResponse(path.open("rb"), content_type="application/json", as_attachment=True,
+                        filename=f"audit-{audit.id}-{verdict.id}.json")
