@@ -28,10 +28,12 @@ urlpatterns = [
          name="campaign-report-export"),
     # training runs
     path("training/", runs_views.training_run_list, name="training-run-list"),
+    path("training/compare/", runs_views.training_run_compare, name="training-run-compare"),
     path("training/<int:run_id>/", runs_views.training_run_detail, name="training-run-detail"),
     path("training/<int:run_id>/metrics.json", runs_views.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", runs_views.training_step_trajectories,
          name="training-step-trajectories"),
+    path("training/<int:run_id>/steps/<int:step>/", runs_views.training_step_groups, name="training-step-groups"),
     # latency studies
     path("latency/", latency_views.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", latency_views.latency_detail, name="latency-detail"),

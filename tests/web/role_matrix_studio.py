@@ -71,10 +71,11 @@ def _training_run(*, users, task_set, batch, out_dir: Path, capture):
     """A finished one-step run: its metric line names a trajectories file inside its output_dir, as the trainer's."""
     from sandmle_web.jobs import JobState
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from tests.checkpoint_dirs import checkpoint_dir
     from training_app.runs import services as training_services
 
     with capture(execute=False):
-        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
+        run = training_services.training_run_create(task_set=task_set, model=checkpoint_dir(out_dir.parent), steps=1,
                                                     user=users["curator"])
     out_dir.mkdir(parents=True)
     trajectories = out_dir / "step-1-trajectories.jsonl"

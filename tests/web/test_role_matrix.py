@@ -61,7 +61,8 @@ RULES: dict[str, Rule] = {
     "campaign-list": READ_LAUNCH, "campaign-detail": READ_LAUNCH, "campaign-episodes": READ,
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
-    "training-step-trajectories": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
+    "training-step-trajectories": READ, "training-step-groups": READ, "training-run-compare": READ,
+    "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,
     # the task side's API
     "api-seed-list": READ_LAUNCH, "api-seed-detail": READ, "api-seed-dna": READ,
@@ -126,7 +127,8 @@ VARIANTS = {
     "job-progress": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
     "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
     "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "assign", "comment")],
-    "health": lambda s: [({"?": "timeout=0.05"}, None)],  # no worker answers the ping here: do not wait a second
+    "health": lambda s: [({"?": "timeout=0.05"}, None)],
+    "training-run-compare": lambda s: [({"?": f"runs={s.training_run.id}&runs={s.training_run.id}"}, None)],  # no worker answers the ping here: do not wait a second
     # Searches and filters a viewer might use to ask for a hidden value by name.
     "task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}&q={s.pending.rule_family}"}, None)],
     "api-task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}"}, None)],
@@ -183,7 +185,7 @@ BODIES = {
                                                     "scaffolds": ["react"], "seeds": 1, "baseline": "",
                                                     "feedback": "score", "max_turns": 3},
     ("training-run-list", "post"): lambda s, role, kw: {
-        "task_set": s.task_set.name, "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
+        "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
         "lora_r": "", "save_every": 1},
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
@@ -203,7 +205,7 @@ BODIES = {
     ("api-campaign-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "policies": ["baseline"],
                                                         "scaffolds": ["react"], "seeds": 1, "max_turns": 3},
     ("api-training-run-list", "post"): lambda s, role, kw: {
-        "task_set": s.task_set.name, "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
+        "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8},
     ("api-latency-study-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000,
                                                              "seeds": 1, "pipelines": ["linear"]},

@@ -16,6 +16,7 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
+from training_app.shared.checkpoints import checkpoint_problem
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")
 
@@ -32,6 +33,9 @@ def _check_policy(policy: str) -> None:
             raise ServiceError(refusal, field="policy")
         return
     if policy.startswith("hf:") and len(policy) > 3:
+        problem = checkpoint_problem(policy)
+        if problem:
+            raise ServiceError(problem, field="policy")
         return
     raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
 
