@@ -67,6 +67,17 @@ class TrainingRunForm(forms.Form):
             raise forms.ValidationError(problem)
         return self.cleaned_data["model"].strip()
 
+    def clean(self):
+        # Every setting against the engine's own ranges, each error on its field, all at once; the service's full
+        # check (load_train_config) still runs and catches what spans several keys.
+        from sandmle.rl.config import setting_problems
+
+        cleaned = super().clean()
+        given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "")}
+        for key, problem in setting_problems(given).items():
+            self.add_error(key, problem)
+        return cleaned
+
     def groups(self) -> list[tuple[str, bool, list]]:
         """(title, open, bound fields) per group; a group holding an error opens so the error shows."""
         placed = {key for _, _, keys in GROUPS for key in keys}
