@@ -8,49 +8,9 @@ import json
 
 import pytest
 
-from sandmle_web.jobs import JobState
 from tests.checkpoint_dirs import checkpoint_dir
-from training_app.models import TrainingMetric, TrainingRun
-from training_app.runs import services as training_services
-
-
-def _record(task: str, group: str, index: int, dense: float, sparse: float, termination: str = "submitted") -> dict:
-    return {"task_id": task, "group_id": group, "sample_index": index, "termination": termination,
-            "rewards": {"dense": {"total": dense}, "sparse": {"total": sparse}},
-            "grade": {"score": 0.5 + dense / 10}, "turns": [{"role": "assistant", "text": "x"}]}
-
-
-def _run(task_set, users, tmp_path, *, name: str, reward: str, lines: list[dict], records: dict[int, list[dict]]):
-    run = training_services.training_run_create(task_set=task_set, model=checkpoint_dir(tmp_path), steps=len(lines),
-                                                group_size=2, reward=reward, name=name, user=users["curator"])
-    out = tmp_path / f"out-{name}"
-    (out / "trajectories").mkdir(parents=True)
-    for line in lines:
-        path = out / "trajectories" / f"step-{line['step']:06d}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in records.get(line["step"], [])))
-        TrainingMetric.objects.create(run=run, step=line["step"], metrics=line | {"trajectories": str(path)})
-    TrainingRun.objects.filter(id=run.id).update(output_dir=str(out), state=JobState.SUCCEEDED, progress=1.0)
-    return run
-
-
-@pytest.fixture
-def two_runs(task_set, users, tmp_path, django_capture_on_commit_callbacks):
-    """The paper's ablation as two stored runs: sparse gives no spread (nothing learned), dense does."""
-    base = {"loss": 0.0, "grad_norm": 0.0, "tokens": 40, "sequence_tokens": 90, "truncated_episodes": 0,
-            "masked_episodes": 1, "terminations": {"submitted": 3, "time_budget": 1}, "generation_s": 1.0,
-            "sandbox_s": 0.5, "update_s": 0.2}
-    with django_capture_on_commit_callbacks(execute=False):
-        sparse = _run(task_set, users, tmp_path, name="sparse", reward="sparse",
-                      lines=[base | {"step": s, "reward_mean": 0.0, "reward_std": 0.0, "zero_std_group_share": 1.0}
-                             for s in (1, 2)],
-                      records={1: [_record("t1", "g1", 0, 0.2, 0.0), _record("t1", "g1", 1, 0.6, 0.0)]})
-        dense = _run(task_set, users, tmp_path, name="dense", reward="dense",
-                     lines=[base | {"step": s, "reward_mean": 0.4, "reward_std": 0.2, "zero_std_group_share": 0.0,
-                                    "grad_norm": 0.3, "mean_batch_size": 2.0} for s in (1, 2)],
-                     records={1: [_record("t1", "g1", 0, 0.2, 0.0), _record("t1", "g1", 1, 0.6, 0.0),
-                                  _record("<script>alert(1)</script>", "g2", 0, 0.5, 0.0, "time_budget"),
-                                  _record("<script>alert(1)</script>", "g2", 1, 0.5, 0.0)]})
-    return sparse, dense
+from tests.stored_runs import two_runs  # noqa: F401 (a fixture)
+from training_app.models import TrainingRun
 
 
 def test_run_page_charts_the_diagnosis_and_says_when_no_step_had_signal(client_for, two_runs):

@@ -44,16 +44,21 @@ def transfer_figures(report: dict, metric: str) -> dict:
     """The heatmap and the grouped bars with SEM error bars, as plotly JSON for static/js/figures.js."""
     import plotly.graph_objects as go
 
+    from training_app.runs.figures import TEMPLATE
+    from training_app.shared.presentation import SCAFFOLD_LABELS
+
     rows = transfer_rows(report, metric)
-    scaffolds = report.get("scaffolds", [])
+    scaffolds = [SCAFFOLD_LABELS.get(name, name) for name in report.get("scaffolds", [])]
     heatmap = go.Figure(go.Heatmap(
         z=[[cell["mean"] for cell in row["cells"]] for row in rows], x=scaffolds, y=[row["policy"] for row in rows],
         colorscale="Viridis", zmin=0, zmax=1 if metric.endswith("_rate") else None, texttemplate="%{z:.2f}"))
     heatmap.update_layout(title=f"{metric} by policy and scaffold", height=120 + 60 * len(rows),
-                          margin={"l": 160, "r": 20, "t": 40, "b": 40})
+                          margin={"l": 160, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     bars = go.Figure([go.Bar(name=row["policy"], x=scaffolds, y=[cell["mean"] for cell in row["cells"]],
-                             error_y={"type": "data", "array": [cell["sem"] or 0 for cell in row["cells"]]})
+                             # One seed has no spread to show: no error bar (None), not a bar of zero.
+                             error_y={"type": "data", "array": [cell["sem"] if cell["n"] > 1 else None
+                                                                for cell in row["cells"]]})
                       for row in rows])
     bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
-                       margin={"l": 60, "r": 20, "t": 40, "b": 40})
+                       margin={"l": 60, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}
