@@ -66,6 +66,6 @@ def seed_detail(request, name):
                 form_errors_from(form, error)
         status = 400
     dna = seed.dna.data if hasattr(seed, "dna") else {}
-    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
+    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2, ensure_ascii=False), "form": form,
                "runs": synthesis_selectors.synthesis_run_list_rows(seed=seed)[:20]}
     return render(request, "tasks/seeds/seed_detail.html", context, status=status)
