@@ -43,7 +43,10 @@ def seed_list(request):
     else:
         status = 200
     page = paginate(request, selectors.seed_list_rows())
-    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
+    # Browsers cannot refill a file input: a refused upload names the file it had, to be chosen again.
+    chosen = request.FILES.get("file") if request.method == "POST" else None
+    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form,
+                                                          "chosen_file": chosen.name if chosen else ""}, status=status)
 
 
 @role_required(Role.VIEWER)
