@@ -18,6 +18,7 @@ urlpatterns = [
     path("trajectories/<int:trajectory_id>/", rollouts_views.trajectory_detail, name="trajectory-detail"),
     # evaluation campaigns
     path("campaigns/", campaigns_views.campaign_list, name="campaign-list"),
+    path("campaigns/compare/", campaigns_views.campaign_compare, name="campaign-compare"),
     path("campaigns/<int:campaign_id>/", campaigns_views.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:campaign_id>/episodes/", campaigns_views.campaign_episodes, name="campaign-episodes"),
     path("campaigns/<int:campaign_id>/episodes/<int:episode_id>/", campaigns_views.campaign_episode_detail,

@@ -62,6 +62,7 @@ RULES: dict[str, Rule] = {
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
     "training-step-trajectories": READ, "training-step-groups": READ, "training-run-compare": READ,
+    "campaign-compare": READ,
     "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,
     # the task side's API
@@ -128,6 +129,7 @@ VARIANTS = {
     "job-cancel": lambda s: [({"label": label, "job_id": s.job(label).id}, None) for label in _job_labels()],
     "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "assign", "comment")],
     "health": lambda s: [({"?": "timeout=0.05"}, None)],
+    "campaign-compare": lambda s: [({"?": f"campaigns={s.campaign.id}&campaigns={s.campaign.id}"}, None)],
     "training-run-compare": lambda s: [({"?": f"runs={s.training_run.id}&runs={s.training_run.id}"}, None)],  # no worker answers the ping here: do not wait a second
     # Searches and filters a viewer might use to ask for a hidden value by name.
     "task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}&q={s.pending.rule_family}"}, None)],

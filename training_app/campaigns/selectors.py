@@ -62,3 +62,28 @@ def transfer_figures(report: dict, metric: str) -> dict:
     bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
                        margin={"l": 60, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}
+
+
+def compare_cells(campaigns: list[EvalCampaign], metric: str) -> list[dict]:
+    """Campaigns side by side cell by cell: for each (policy, scaffold) any of them ran, each campaign's mean and n
+    of `metric` (None where it did not run the cell) and the change from the first campaign to each other."""
+    keys: dict[tuple[str, str], None] = {}
+    values = []
+    for campaign in campaigns:
+        cells = {(cell["policy"], cell["scaffold"]): cell for cell in campaign.report.get("cells", [])}
+        keys.update(dict.fromkeys(cells))
+        values.append(cells)
+    rows = []
+    for policy, scaffold in keys:
+        entries = []
+        for cells in values:
+            cell = cells.get((policy, scaffold))
+            stats = ((cell or {}).get("metrics") or {}).get(metric) or {}
+            entries.append(None if cell is None else {"mean": stats.get("mean"), "n": cell.get("n", 0),
+                                                      "sem": stats.get("sem")})
+        first = entries[0]["mean"] if entries and entries[0] else None
+        for entry in entries[1:]:
+            if entry is not None:
+                entry["delta"] = None if first is None or entry["mean"] is None else entry["mean"] - first
+        rows.append({"policy": policy, "scaffold": scaffold, "entries": entries})
+    return rows
