@@ -19,6 +19,7 @@ urlpatterns = [
     path("trajectories/<int:trajectory_id>/", rollouts_views.trajectory_detail, name="trajectory-detail"),
     # evaluation campaigns
     path("campaigns/", campaigns_views.campaign_list, name="campaign-list"),
+    path("campaigns/compare/", campaigns_views.campaign_compare, name="campaign-compare"),
     path("campaigns/<int:campaign_id>/", campaigns_views.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:campaign_id>/episodes/", campaigns_views.campaign_episodes, name="campaign-episodes"),
     path("campaigns/<int:campaign_id>/episodes/<int:episode_id>/", campaigns_views.campaign_episode_detail,
@@ -29,11 +30,13 @@ urlpatterns = [
          name="campaign-report-export"),
     # training runs
     path("training/", runs_views.training_run_list, name="training-run-list"),
+    path("training/compare/", runs_views.training_run_compare, name="training-run-compare"),
     path("training/<int:run_id>/", runs_views.training_run_detail, name="training-run-detail"),
     path("training/<int:run_id>/metrics.json", runs_views.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", runs_views.training_step_trajectories,
          name="training-step-trajectories"),
     path("training/<int:run_id>/logs/<slug:tracker>.tar.gz", runs_views.training_run_logs, name="training-run-logs"),
+    path("training/<int:run_id>/steps/<int:step>/", runs_views.training_step_groups, name="training-step-groups"),
     # latency studies
     path("latency/", latency_views.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", latency_views.latency_detail, name="latency-detail"),

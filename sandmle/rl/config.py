@@ -253,6 +253,18 @@ def check_settings(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[st
     return {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}
 
 
+def setting_problems(raw: dict[str, Any], kind: str = "grpo") -> dict[str, str]:
+    """Each given setting checked on its own: {key: what is wrong} for every bad one, so a form shows them all."""
+    fields = {f.key: f for f in _fields(kind)}
+    problems = {}
+    for key, value in raw.items():
+        try:
+            _check(fields[key], value) if key in fields else None
+        except ConfigError as error:
+            problems[key] = str(error).partition(": ")[2] or str(error)
+    return problems
+
+
 def _default(spec: Field) -> Any:
     if spec.default is REQUIRED:
         raise ConfigError(spec.key, f"required ({spec.help})")

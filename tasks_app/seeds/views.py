@@ -43,7 +43,10 @@ def seed_list(request):
     else:
         status = 200
     page = paginate(request, selectors.seed_list_rows())
-    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form}, status=status)
+    # Browsers cannot refill a file input: a refused upload names the file it had, to be chosen again.
+    chosen = request.FILES.get("file") if request.method == "POST" else None
+    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form,
+                                                          "chosen_file": chosen.name if chosen else ""}, status=status)
 
 
 @role_required(Role.VIEWER)
@@ -67,6 +70,6 @@ def seed_detail(request, name):
                 form_errors_from(form, error)
         status = 400
     dna = seed.dna.data if hasattr(seed, "dna") else {}
-    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2), "form": form,
+    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2, ensure_ascii=False), "form": form,
                "runs": synthesis_selectors.synthesis_run_list_rows(seed=seed)[:20]}
     return render(request, "tasks/seeds/seed_detail.html", context, status=status)

@@ -80,7 +80,7 @@ def task_detail(request, task_id):
         task=task, user=request.user)
     if is_reviewer:
         rule = bundle_files.read_json(task.bundle_dir, "private/rule.json")
-        context.update(rule=rule, rule_json=json.dumps(rule, indent=2),
+        context.update(rule=rule, rule_json=json.dumps(rule, indent=2, ensure_ascii=False),
                        grading_json=bundle_files.read_text(task.bundle_dir, "private/grading.json"),
                        answers_preview=bundle_files.read_text(task.bundle_dir, "private/answers.csv", limit=2000))
     return render(request, "tasks/tasks/task_detail.html", context, status=status)

@@ -76,10 +76,13 @@ def _training_run(*, users, task_set, batch, out_dir: Path, capture):
     """A finished one-step run: its metric line names a trajectories file inside its output_dir, as the trainer's."""
     from sandmle_web.jobs import JobState
     from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun
+    from django.conf import settings
+
+    from tests.checkpoint_dirs import checkpoint_dir
     from training_app.runs import services as training_services
 
     with capture(execute=False):
-        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
+        run = training_services.training_run_create(task_set=task_set, model=checkpoint_dir(settings.DATA_DIR), steps=1,
                                                     report_to=["tensorboard"], user=users["curator"])
     out_dir.mkdir(parents=True)
     (out_dir / "tensorboard").mkdir()

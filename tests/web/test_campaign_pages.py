@@ -175,3 +175,27 @@ def test_a_hostile_episode_shows_a_viewer_no_private_file_and_no_live_markup(
     assert not [row for row in answer_rows if row.rsplit(",", 1)[0] in html]
     rule = json.loads((bundle / "private" / "rule.json").read_text())
     assert rule["description"] not in html and rule["family"] not in html
+
+
+def test_two_campaigns_compared_cell_by_cell(client_for, finished_campaign):
+    import copy
+
+    report = copy.deepcopy(finished_campaign.report)
+    first_cell = report["cells"][0]
+    before = first_cell["metrics"]["valid_rate"]["mean"]
+    first_cell["metrics"]["valid_rate"]["mean"] = before - 0.25
+    report["cells"] = report["cells"][:1]  # the second campaign ran one cell only
+    second = EvalCampaign.objects.create(name="second", task_set=finished_campaign.task_set,
+                                         spec=finished_campaign.spec, report=report, state="succeeded")
+    viewer = client_for("viewer")
+    response = viewer.get(f"/campaigns/compare/?campaigns={finished_campaign.id}&campaigns={second.id}"
+                          "&metric=valid_rate")
+    assert response.status_code == 200
+    rows = response.context["rows"]
+    assert len(rows) == len(finished_campaign.report["cells"]) == 2
+    assert rows[0]["entries"][1]["delta"] == pytest.approx(-0.25) and rows[1]["entries"][1] is None
+    html = response.content.decode()
+    assert "-0.250" in html and f'n={first_cell["n"]}' in html
+    assert viewer.get(f"/campaigns/compare/?campaigns={second.id}&metric=nope").status_code == 400
+    assert viewer.get("/campaigns/compare/?campaigns=x").status_code == 400
+    assert 'form="compare-form"' in viewer.get("/campaigns/").content.decode()

@@ -64,7 +64,9 @@ RULES: dict[str, Rule] = {
     "campaign-list": READ_LAUNCH, "campaign-detail": READ_LAUNCH, "campaign-episodes": READ,
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
-    "training-step-trajectories": READ, "training-run-logs": READ, "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
+    "training-step-trajectories": READ, "training-run-logs": READ, "training-step-groups": READ,
+    "training-run-compare": READ, "campaign-compare": READ,
+    "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,
     # task-set archives: the answers travel with them, so reviewers only
     "task-set-export": Rule(get=R, post=R), "task-set-export-detail": REVIEWER_ONLY,
@@ -150,6 +152,8 @@ VARIANTS = {
     "task-review-action": lambda s: [({"action": action}, None) for action in ("decide", "reopen", "retire", "assign",
                                                                                 "comment")],
     "health": lambda s: [({"?": "timeout=0.05"}, None)],  # no worker answers the ping here: do not wait a second
+    "campaign-compare": lambda s: [({"?": f"campaigns={s.campaign.id}&campaigns={s.campaign.id}"}, None)],
+    "training-run-compare": lambda s: [({"?": f"runs={s.training_run.id}&runs={s.training_run.id}"}, None)],
     # Searches and filters a viewer might use to ask for a hidden value by name.
     "task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}&q={s.pending.rule_family}"}, None)],
     "api-task-list": lambda s: [({}, None), ({"?": f"rule_family={s.pending.rule_family}"}, None)],
@@ -219,7 +223,7 @@ BODIES = {
                                                     "scaffolds": ["react"], "seeds": 1, "baseline": "",
                                                     "feedback": "score", "max_turns": 3},
     ("training-run-list", "post"): lambda s, role, kw: {
-        "task_set": s.task_set.name, "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
+        "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
         "lora_r": "", "save_every": 1},
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
@@ -249,7 +253,7 @@ BODIES = {
     ("api-campaign-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "policies": ["baseline"],
                                                         "scaffolds": ["react"], "seeds": 1, "max_turns": 3},
     ("api-training-run-list", "post"): lambda s, role, kw: {
-        "task_set": s.task_set.name, "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
+        "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8},
     ("api-latency-study-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000,
                                                              "seeds": 1, "pipelines": ["linear"]},

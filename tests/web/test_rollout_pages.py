@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.checkpoint_dirs import checkpoint_dir
 from training_app.models import RolloutBatch
 from training_app.rollouts import services
 
@@ -31,9 +32,10 @@ def test_viewer_cannot_launch(api_for, task_set):
     assert api_for("viewer").post("/api/rollout-batches/", body, format="json").status_code == 403
 
 
-def test_hf_policy_goes_to_the_gpu_queue(users, task_set, django_capture_on_commit_callbacks):
+def test_hf_policy_goes_to_the_gpu_queue(users, task_set, settings, django_capture_on_commit_callbacks):
+    policy = f"hf:{checkpoint_dir(settings.DATA_DIR)}"  # under the model roots' models/
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy="hf:models/x", user=users["curator"])
+        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy=policy, user=users["curator"])
     assert batch.queue == "gpu" and len(callbacks) == 1
 
 

@@ -47,6 +47,16 @@ def test_curator_uploads_a_csv_seed(client_for, bundled):
     assert seed.task_type == "binary" and seed.dna.data["task_type"] == "binary"
 
 
+def test_a_refused_upload_keeps_the_entries_and_names_the_file_to_choose_again(client_for, bundled):
+    upload = SimpleUploadedFile("my-wine.csv", _csv_bytes(), content_type="text/csv")
+    response = client_for("curator").post("/seeds/", {"name": "my wine!", "file": upload, "target": "nope"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="form-error-summary"' in html and 'value="my wine!"' in html
+    assert "You chose <strong>my-wine.csv</strong>: choose it again" in html
+    assert not Seed.objects.filter(name="my wine!").exists()
+
+
 def test_viewer_cannot_upload(client_for, bundled):
     upload = SimpleUploadedFile("mine.csv", _csv_bytes(), content_type="text/csv")
     assert client_for("viewer").post("/seeds/", {"name": "mine", "file": upload, "target": "label"}).status_code == 403

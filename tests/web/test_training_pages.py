@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.checkpoint_dirs import checkpoint_dir
 from training_app.models import TrainingRun
 from training_app.runs import services as training_services
 
 GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
         "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
         "lora_r": "", "save_every": 1}
+
+
+@pytest.fixture
+def good(tmp_path) -> dict:
+    """A launch the form and the API accept: GOOD with a directory shaped as a checkpoint."""
+    return GOOD | {"model": checkpoint_dir(tmp_path)}
 
 
 @pytest.mark.parametrize("field, value, words", [
@@ -27,17 +34,17 @@ GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1
     ("lora_r", 0, "greater than or equal"),
     ("model", "   ", "This field is required"),
 ])
-def test_bad_launch_is_a_field_error(client_for, task_set, field, value, words):
-    response = client_for("curator").post("/training/", GOOD | {field: value})
+def test_bad_launch_is_a_field_error(client_for, task_set, good, field, value, words):
+    response = client_for("curator").post("/training/", good | {field: value})
     assert response.status_code == 400
     assert any(words in message for message in response.context["form"].errors.get(field, [])), \
         response.context["form"].errors
     assert not TrainingRun.objects.exists()
 
 
-def test_api_refuses_unknown_and_out_of_range_settings_by_name(api_for, task_set):
+def test_api_refuses_unknown_and_out_of_range_settings_by_name(api_for, task_set, good):
     api = api_for("curator")
-    body = {key: value for key, value in GOOD.items() if key != "lora_r"}
+    body = {key: value for key, value in good.items() if key != "lora_r"}
     unknown = api.post("/api/training-runs/", body | {"warp_speed": 9}, format="json")
     assert unknown.status_code == 400 and "warp_speed" in unknown.json()
     ranged = api.post("/api/training-runs/", body | {"tasks_per_step": 0}, format="json")
@@ -45,14 +52,15 @@ def test_api_refuses_unknown_and_out_of_range_settings_by_name(api_for, task_set
     assert not TrainingRun.objects.exists()
 
 
-def test_viewer_reads_but_cannot_launch_or_cancel(client_for, users, task_set, django_capture_on_commit_callbacks):
+def test_viewer_reads_but_cannot_launch_or_cancel(client_for, users, task_set, good,
+                                                  django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
-        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
+        run = training_services.training_run_create(task_set=task_set, model=good["model"], steps=1,
                                                     user=users["curator"])
     assert run.queue == "gpu" and run.config["tasks"] and run.config["group_size"] == 4  # the recipe's default
     viewer = client_for("viewer")
     assert viewer.get("/training/").status_code == 200
-    assert viewer.post("/training/", GOOD).status_code == 403
+    assert viewer.post("/training/", good).status_code == 403
     assert viewer.post(f"/training/{run.id}/").status_code == 403
     run.refresh_from_db()
     assert TrainingRun.objects.count() == 1 and not run.cancel_requested
@@ -117,20 +125,21 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     assert run.metrics.count() == 1 and run.checkpoints.count() == 1
 
 
-def test_sft_run_needs_the_task_sets_trajectories_and_exports_them(users, task_set, django_capture_on_commit_callbacks):
+def test_sft_run_needs_the_task_sets_trajectories_and_exports_them(users, task_set, good,
+                                                                   django_capture_on_commit_callbacks):
     from studio.errors import ServiceError
 
     with pytest.raises(ServiceError) as refused:
-        training_services.training_run_create(task_set=task_set, kind="sft", model="models/any", user=users["curator"])
+        training_services.training_run_create(task_set=task_set, kind="sft", model=good["model"], user=users["curator"])
     assert refused.value.field == "task_set" and not TrainingRun.objects.exists()
 
 
-def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, django_capture_on_commit_callbacks):
+def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, good, django_capture_on_commit_callbacks):
     import json
     from pathlib import Path
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        run = training_services.training_run_create(task_set=finished_batch.task_set, kind="sft", model="models/any",
+        run = training_services.training_run_create(task_set=finished_batch.task_set, kind="sft", model=good["model"],
                                                     steps=1, user=users["curator"])
     assert run.config["kind"] == "sft" and len(callbacks) == 1 and not run.smoke_model
     lines = Path(run.config["dataset"][0]).read_text().splitlines()

@@ -44,18 +44,23 @@ def transfer_figures(report: dict, metric: str) -> dict:
     """The heatmap and the grouped bars with SEM error bars, as plotly JSON for static/js/figures.js."""
     import plotly.graph_objects as go
 
+    from training_app.runs.figures import TEMPLATE
+    from training_app.shared.presentation import SCAFFOLD_LABELS
+
     rows = transfer_rows(report, metric)
-    scaffolds = report.get("scaffolds", [])
+    scaffolds = [SCAFFOLD_LABELS.get(name, name) for name in report.get("scaffolds", [])]
     heatmap = go.Figure(go.Heatmap(
         z=[[cell["mean"] for cell in row["cells"]] for row in rows], x=scaffolds, y=[row["policy"] for row in rows],
         colorscale="Viridis", zmin=0, zmax=1 if metric.endswith("_rate") else None, texttemplate="%{z:.2f}"))
     heatmap.update_layout(title=f"{metric} by policy and scaffold", height=120 + 60 * len(rows),
-                          margin={"l": 160, "r": 20, "t": 40, "b": 40})
+                          margin={"l": 160, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     bars = go.Figure([go.Bar(name=row["policy"], x=scaffolds, y=[cell["mean"] for cell in row["cells"]],
-                             error_y={"type": "data", "array": [cell["sem"] or 0 for cell in row["cells"]]})
+                             # One seed has no spread to show: no error bar (None), not a bar of zero.
+                             error_y={"type": "data", "array": [cell["sem"] if cell["n"] > 1 else None
+                                                                for cell in row["cells"]]})
                       for row in rows])
     bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
-                       margin={"l": 60, "r": 20, "t": 40, "b": 40})
+                       margin={"l": 60, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}
 
 
@@ -64,3 +69,28 @@ def scaffold_columns(spec: dict, scaffolds: list[str]) -> list[dict]:
     options = spec.get("scaffold_options") or {}
     return [{"scaffold": name, "options": ", ".join(f"{key}={value}" for key, value in sorted(options.get(name, {}).items()))
              or "defaults"} for name in scaffolds]
+
+
+def compare_cells(campaigns: list[EvalCampaign], metric: str) -> list[dict]:
+    """Campaigns side by side cell by cell: for each (policy, scaffold) any of them ran, each campaign's mean and n
+    of `metric` (None where it did not run the cell) and the change from the first campaign to each other."""
+    keys: dict[tuple[str, str], None] = {}
+    values = []
+    for campaign in campaigns:
+        cells = {(cell["policy"], cell["scaffold"]): cell for cell in campaign.report.get("cells", [])}
+        keys.update(dict.fromkeys(cells))
+        values.append(cells)
+    rows = []
+    for policy, scaffold in keys:
+        entries = []
+        for cells in values:
+            cell = cells.get((policy, scaffold))
+            stats = ((cell or {}).get("metrics") or {}).get(metric) or {}
+            entries.append(None if cell is None else {"mean": stats.get("mean"), "n": cell.get("n", 0),
+                                                      "sem": stats.get("sem")})
+        first = entries[0]["mean"] if entries and entries[0] else None
+        for entry in entries[1:]:
+            if entry is not None:
+                entry["delta"] = None if first is None or entry["mean"] is None else entry["mean"] - first
+        rows.append({"policy": policy, "scaffold": scaffold, "entries": entries})
+    return rows

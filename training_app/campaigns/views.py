@@ -85,6 +85,26 @@ def campaign_detail(request, campaign_id):
 
 
 @role_required(Role.VIEWER)
+def campaign_compare(request):
+    """Several campaigns cell by cell (policy x scaffold): each one's mean and n, and the change from the first."""
+    try:
+        ids = list(dict.fromkeys(int(value) for value in request.GET.getlist("campaigns")))
+    except ValueError:
+        return render(request, "400.html", {"reason": "give campaign numbers", "field": "campaigns"}, status=400)
+    found = {campaign.id: campaign for campaign in selectors.campaign_list().filter(id__in=ids)}
+    campaigns = [found[campaign_id] for campaign_id in ids if campaign_id in found]
+    metrics = list(dict.fromkeys(name for campaign in campaigns for name in campaign.report.get("metrics", [])))
+    metric = request.GET.get("metric") or ("medal_rate" if "medal_rate" in metrics or not metrics else metrics[0])
+    if metrics and metric not in metrics:
+        return render(request, "400.html", {"reason": f"no metric {metric!r}", "field": "metric"}, status=400)
+    return render(request, "training/campaigns/campaign_compare.html", {
+        "campaigns": campaigns, "metric": metric, "metrics": metrics,
+        "rows": selectors.compare_cells(campaigns, metric),
+        "missing": [campaign_id for campaign_id in ids if campaign_id not in found],
+    })
+
+
+@role_required(Role.VIEWER)
 @bad_page_is_400
 def campaign_episodes(request, campaign_id):
     """The episodes of one cell (or of the whole campaign), each with its grade."""

@@ -87,7 +87,9 @@ class BatchTrajectoryListApi(ListAPIView):
     serializer_class = TrajectoryOutput
     filterset_class = TrajectoryFilter
     ordering_fields = TRAJECTORY_ORDERING
-    ordering = ["task__task_id", "sample_index"]
+    # By the task's row, as the batch page pages: the (batch, task, sample_index) unique index yields a page of a
+    # 100,000-row batch without sorting it (sorting by the task's name joined and sorted every row: 1 s and more).
+    ordering = ["task_id", "sample_index"]
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # the schema generator has no URL kwargs

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from training_app.models import RolloutBatch, Trajectory
-
-# The task columns a trajectory row needs: a bare select_related("task") would read each task's spec and synthesis
-# log (kilobytes each) for every row of a list.
-TASK_COLUMNS_OF_A_ROW = ("task__task_id", "task__title")
-
 
 def rollout_batch_list() -> QuerySet[RolloutBatch]:
     return RolloutBatch.objects.select_related("task_set", "created_by").order_by("-created_at", "-id")
@@ -17,14 +12,6 @@ def rollout_batch_list() -> QuerySet[RolloutBatch]:
 
 def rollout_batch_get(*, batch_id: int) -> RolloutBatch:
     return RolloutBatch.objects.select_related("task_set").get(id=batch_id)
-
-
-def trajectory_list(*, batch: RolloutBatch, task_id: str = "") -> QuerySet[Trajectory]:
-    """A batch's trajectories as rows: scalar columns only, never the heavy `record`."""
-    trajectories = (Trajectory.objects.filter(batch=batch).select_related("task")
-                    .only(*[field.name for field in Trajectory._meta.concrete_fields if field.name != "record"],
-                          *TASK_COLUMNS_OF_A_ROW))
-    return trajectories.filter(task__task_id=task_id) if task_id else trajectories
 
 
 def batch_task_ids(*, batch: RolloutBatch) -> QuerySet:
@@ -35,12 +22,18 @@ def batch_task_ids(*, batch: RolloutBatch) -> QuerySet:
     return Trajectory.objects.filter(batch=batch).order_by("task_id").values_list("task_id", flat=True).distinct()
 
 
-def trajectory_groups(*, batch: RolloutBatch, task_pks) -> list[tuple[str, list[Trajectory]]]:
+# The columns a batch page's sample link shows; read as plain rows, since building ~250 model instances (with their
+# tasks) per page cost more than the page's queries.
+SAMPLE_COLUMNS = ("id", "sample_index", "valid_submission", "milestone", "termination", "reward")
+
+
+def trajectory_groups(*, batch: RolloutBatch, task_pks) -> list[tuple[str, list[dict]]]:
     """The trajectories of the given tasks of a batch, grouped by task in batch_task_ids' order, samples in order."""
-    groups: dict[str, list[Trajectory]] = {}
-    rows = trajectory_list(batch=batch).filter(task_id__in=list(task_pks)).order_by("task_id", "sample_index")
-    for trajectory in rows:
-        groups.setdefault(trajectory.task.task_id, []).append(trajectory)
+    groups: dict[str, list[dict]] = {}
+    rows = (Trajectory.objects.filter(batch=batch, task_id__in=list(task_pks)).order_by("task_id", "sample_index")
+            .values(*SAMPLE_COLUMNS, task_name=F("task__task_id")))
+    for row in rows:
+        groups.setdefault(row["task_name"], []).append(row)
     return list(groups.items())
 
 

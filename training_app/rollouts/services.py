@@ -17,6 +17,7 @@ from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
 from training_app.shared.model_roots import allowed_policy
+from training_app.shared.checkpoints import checkpoint_problem
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")
 
@@ -34,7 +35,13 @@ def _check_policy(policy: str, *, user=None) -> str:
             raise ServiceError(refusal, field="policy")
         return policy
     if policy.startswith("hf:") and len(policy) > 3:
-        return allowed_policy(policy, user=user) if user is not None else policy
+        if user is None:
+            return policy
+        checked = allowed_policy(policy, user=user)
+        problem = checkpoint_problem(checked)
+        if problem:
+            raise ServiceError(problem, field="policy")
+        return checked
     raise ServiceError("expected baseline, openai:MODEL@URL or hf:PATH", field="policy")
 
 

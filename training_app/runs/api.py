@@ -15,6 +15,7 @@ from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
 from training_app.runs.selectors import training_run_shown_config
+from training_app.shared.checkpoints import checkpoint_refusal
 from training_app.shared.job_api import JobCancelApi, job_launch
 
 
@@ -26,17 +27,30 @@ class TrainingRunInput(serializers.Serializer):
     model = serializers.CharField(max_length=500)
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
     lora_r = serializers.IntegerField(min_value=1, max_value=1024, required=False, allow_null=True, default=None)
-    steps = serializers.IntegerField(required=False)
-    group_size = serializers.IntegerField(required=False)
-    tasks_per_step = serializers.IntegerField(required=False)
-    learning_rate = serializers.FloatField(required=False)
-    reward = serializers.CharField(required=False)
-    max_turns = serializers.IntegerField(required=False)
-    max_response_tokens = serializers.IntegerField(required=False)
-    save_every = serializers.IntegerField(required=False)
     report_to = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=8,
                                       help_text="trackers under the run's folder: [none] (default), or tensorboard, "
                                                 "wandb")
+    eval_task_set = serializers.SlugField(required=False, allow_blank=True,
+                                          help_text="held-out task set evaluated every eval_every steps")
+
+    def get_fields(self):
+        # Every setting of the engine's key table, typed as it declares it; ranges stay the engine's.
+        from sandmle.rl.config import config_fields
+
+        fields = super().get_fields()
+        kinds = {"int": serializers.IntegerField, "float": serializers.FloatField, "bool": serializers.BooleanField}
+        for entry in config_fields("grpo"):
+            if entry["key"] in services.GRPO_SETTINGS and entry["key"] not in fields:
+                field = kinds.get(entry["type"], serializers.CharField)
+                fields[entry["key"]] = field(required=False, allow_null=True, help_text=entry["help"])
+        return fields
+
+    def validate_model(self, value):
+        request = self.context.get("request")
+        problem = checkpoint_refusal(value, user=getattr(request, "user", None))
+        if problem:
+            raise ValidationError(problem)
+        return value.strip()
 
     def validate(self, attrs):
         unknown = sorted(set(self.initial_data) - set(self.fields))

@@ -1,24 +1,44 @@
-"""Input form of the training launch page; its settings, defaults and help come from the engine's config_fields."""
+"""Input form of the training launch page: every setting of the engine's key table (config_fields), its defaults and
+help, grouped as a researcher reads them; the advanced groups start folded."""
 
 from __future__ import annotations
 
 from django import forms
 from django.utils.html import format_html, format_html_join
 
-from training_app.models import TrainingRun
 from training_app.runs.services import GRPO_SETTINGS
+from training_app.shared.checkpoints import checkpoint_refusal
+from training_app.shared.presentation import SCAFFOLD_LABELS
+
+# (title, open at first, keys); a key of the engine's table missing here lands in the last group, so none is lost.
+GROUPS = (
+    ("Run", True, ("name", "task_set", "kind", "model", "lora_r")),
+    ("Recipe", True, ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold", "feedback",
+                      "max_turns", "max_response_tokens", "temperature", "save_every")),
+    ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
+                                           "success_threshold", "kl_coef", "clip_low", "clip_high")),
+    ("Evaluation", False, ("eval_task_set", "eval_every", "eval_samples")),
+    ("Limits and memory", False, ("max_episode_tokens", "context_tokens", "step_timeout_s", "time_budget_s",
+                                  "concurrency", "micro_batch_size", "seed", "bf16", "gradient_checkpointing")),
+    ("vLLM and the judge", False, ()),
+)
 
 
 def _setting_field(entry: dict) -> forms.Field:
     # Ranges stay the engine's (load_train_config refuses them with the key named), so the form and the CLI agree.
     options = {"required": False, "initial": entry["default"], "help_text": entry["help"]}
     if entry["type"] == "choice":
-        return forms.ChoiceField(choices=[(c, c) for c in entry["choices"]], **options)
+        labels = SCAFFOLD_LABELS if entry["key"] == "scaffold" else {}
+        return forms.ChoiceField(choices=[(c, labels.get(c, c)) for c in entry["choices"]], **options)
     if entry["type"] == "choices":
         return forms.MultipleChoiceField(choices=[(c, c) for c in entry["choices"]], **options)
+    if entry["type"] == "bool":
+        return forms.BooleanField(**options)
     if entry["type"] == "int":
         return forms.IntegerField(**options)
-    return forms.FloatField(**options)
+    if entry["type"] == "float":
+        return forms.FloatField(**options)
+    return forms.CharField(max_length=500, **options)
 
 
 class CheckpointInput(forms.TextInput):
@@ -38,13 +58,15 @@ class CheckpointInput(forms.TextInput):
 class TrainingRunForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
     task_set = forms.ChoiceField(choices=[])
-    kind = forms.ChoiceField(choices=TrainingRun.Kind.choices, initial="grpo",
-                             help_text="grpo trains on the task set; sft fine-tunes on its stored rollout trajectories")
+    kind = forms.ChoiceField(choices=[("grpo", "GRPO"), ("sft", "SFT")], initial="grpo",
+                             help_text="GRPO trains on the task set; SFT fine-tunes on its stored rollout trajectories")
     model = forms.CharField(max_length=500, help_text="a checkpoint directory (save_pretrained format, with tokenizer) "
                                                       "under an allowed model folder: one of your runs' checkpoints "
                                                       "or a model the admin offers")
     lora_r = forms.IntegerField(required=False, min_value=1, max_value=1024, label="LoRA r",
                                 help_text="blank for full fine-tuning; alpha is 2r")
+    eval_task_set = forms.ChoiceField(choices=[], required=False, label="Evaluation task set",
+                                      help_text="held-out tasks evaluated every eval_every steps (blank: none)")
 
     def __init__(self, *args, task_set_names: list[str], model_options: list[str] = (), **kwargs):
         from sandmle.rl.config import config_fields
@@ -52,9 +74,37 @@ class TrainingRunForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["model"].widget = CheckpointInput(options=model_options)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+        self.fields["eval_task_set"].choices = [("", "none")] + [(name, name) for name in task_set_names]
         for entry in config_fields("grpo"):
             if entry["key"] in GRPO_SETTINGS:
                 self.fields[entry["key"]] = _setting_field(entry)
+
+    def clean_model(self):
+        problem = checkpoint_refusal(self.cleaned_data["model"])
+        if problem:
+            raise forms.ValidationError(problem)
+        return self.cleaned_data["model"].strip()
+
+    def clean(self):
+        # Every setting against the engine's own ranges, each error on its field, all at once; the service's full
+        # check (load_train_config) still runs and catches what spans several keys.
+        from sandmle.rl.config import setting_problems
+
+        cleaned = super().clean()
+        given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "")}
+        for key, problem in setting_problems(given).items():
+            self.add_error(key, problem)
+        return cleaned
+
+    def groups(self) -> list[tuple[str, bool, list]]:
+        """(title, open, bound fields) per group; a group holding an error opens so the error shows."""
+        placed = {key for _, _, keys in GROUPS for key in keys}
+        rest = tuple(key for key in self.fields if key not in placed)
+        result = []
+        for title, is_open, keys in GROUPS:
+            fields = [self[key] for key in keys + (rest if not keys else ()) if key in self.fields]
+            result.append((title, is_open or any(field.errors for field in fields), fields))
+        return result
 
     def launch_values(self) -> dict:
         """The cleaned values for training_run_create; blank settings are left to the engine's defaults."""

@@ -1,10 +1,87 @@
-"""Reads of training runs shaped for their readers: the resolved config as the studio shows it."""
+"""Reads of training runs: the resolved config as the studio shows it, and one step's trajectories as groups with
+each sample's reward and GRPO advantage."""
 
 from __future__ import annotations
 
+import json
+import statistics
 from pathlib import Path
 
+from django.http import Http404
+
 from training_app.models import TrainingRun
+
+# What TRL adds to a group's std before dividing (GRPOTrainer, scale_rewards="group"), so a flat group gives 0.
+ADVANTAGE_EPS = 1e-4
+
+
+def step_trajectory_path(run: TrainingRun, step: int) -> Path:
+    """The step's JSONL as the trainer wrote it; only a file inside the run's output_dir, else 404."""
+    row = run.metrics.filter(step=step).first()
+    path = Path((row.metrics.get("trajectories") or "") if row else "")
+    root = Path(run.output_dir).resolve()
+    if not row or not path.name or not path.resolve().is_relative_to(root) or not path.is_file():
+        raise Http404("no trajectories file for this step")
+    return path
+
+
+def _reward(record: dict, scheme: str) -> float | None:
+    from sandmle.rl.rollouts import MASKED_TERMINATIONS
+
+    entry = (record.get("rewards") or {}).get(scheme)
+    if record.get("termination") in MASKED_TERMINATIONS or not isinstance(entry, dict):
+        return None  # masked out of the loss: no reward, no advantage
+    try:
+        return float(entry.get("total"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _total(record: dict, scheme: str):
+    entry = (record.get("rewards") or {}).get(scheme)
+    return entry.get("total") if isinstance(entry, dict) else None
+
+
+def step_groups(path: Path, *, scheme: str, group_size: int) -> list[dict]:
+    """The step's episodes in their GRPO groups (by group_id, else runs of group_size), each sample with the reward
+    the trainer used and its advantage: (reward - group mean) / (group std + eps), as TRL computes it.
+
+    Records are agent output: only plain fields are read, and the page escapes every string.
+    """
+    records = []
+    with path.open() as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    groups: dict[str, list[dict]] = {}
+    for index, record in enumerate(records):
+        key = str(record.get("group_id") or f"chunk-{index // max(group_size, 1)}")
+        groups.setdefault(key, []).append(record)
+    result = []
+    for number, (group_id, members) in enumerate(groups.items(), start=1):
+        rewards = [_reward(record, scheme) for record in members]
+        present = [reward for reward in rewards if reward is not None]
+        mean = statistics.fmean(present) if present else None
+        std = statistics.stdev(present) if len(present) > 1 else 0.0
+        samples = [{
+            "index": record.get("sample_index", position),
+            "task_id": str(record.get("task_id", "")),
+            "reward": reward,
+            "advantage": None if reward is None else (reward - mean) / (std + ADVANTAGE_EPS),
+            "dense": _total(record, "dense"), "sparse": _total(record, "sparse"),
+            "termination": str(record.get("termination", "")),
+            "turns": sum(1 for turn in record.get("turns") or [] if isinstance(turn, dict)
+                         and turn.get("role") == "assistant"),
+            "score": (record.get("grade") or {}).get("score") if isinstance(record.get("grade"), dict) else None,
+        } for position, (record, reward) in enumerate(zip(members, rewards))]
+        result.append({"number": number, "group_id": group_id, "task_id": samples[0]["task_id"] if samples else "",
+                       "mean": mean, "std": std, "flat": len(present) < 2 or max(present) - min(present) <= 1e-9,
+                       "samples": samples})
+    return result
 
 
 def training_run_shown_config(run: TrainingRun) -> dict:

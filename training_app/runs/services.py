@@ -15,15 +15,18 @@ from django.db import transaction
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
+from sandmle.rl.config import config_fields
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
 from training_app.shared.model_roots import allowed_model_path
+from training_app.shared.checkpoints import checkpoint_problem
 
-# The settings the studio's form sets; the rest keep the engine's defaults (SandMLE's released recipe).
-GRPO_SETTINGS = ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "max_turns",
-                 "max_response_tokens", "save_every", "report_to")
+# Every setting of the engine's key table but the ones the studio fills itself (paths, LoRA from lora_r, the eval
+# tasks from a task set); blank ones keep the engine's defaults (SandMLE's released recipe).
+STUDIO_FILLED = ("model", "tasks", "eval_tasks", "output_dir", "lora", "dataset")
+GRPO_SETTINGS = tuple(entry["key"] for entry in config_fields("grpo") if entry["key"] not in STUDIO_FILLED)
 SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to")
 
 
@@ -51,13 +54,15 @@ def _sft_dataset(task_set: TaskSet, path: Path) -> Path:
 
 
 def _config_values(*, kind: str, task_set: TaskSet, model: str, settings_values: dict, lora_r: int | None,
-                   output_dir: Path, name: str = "") -> dict:
+                   output_dir: Path, name: str = "", eval_task_set: TaskSet | None = None) -> dict:
     names = GRPO_SETTINGS if kind == "grpo" else SFT_SETTINGS
     values = {key: settings_values[key] for key in names if settings_values.get(key) is not None}
     values |= {"model": model, "output_dir": str(output_dir), "run_name": name.strip() or None,
                "lora": {"r": lora_r, "alpha": 2 * lora_r} if lora_r else None}
     if kind == "grpo":
         values["tasks"] = sorted(str(task.bundle_dir) for task in task_set.tasks.all())
+        if eval_task_set is not None:
+            values["eval_tasks"] = sorted(str(task.bundle_dir) for task in eval_task_set.tasks.all())
     else:
         values["dataset"] = [str(output_dir / "sft-dataset.jsonl")]
     return values
@@ -65,7 +70,8 @@ def _config_values(*, kind: str, task_set: TaskSet, model: str, settings_values:
 
 @transaction.atomic
 def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lora_r: int | None = None,
-                        name: str = "", user=None, smoke: bool = False, **settings_values) -> TrainingRun:
+                        name: str = "", user=None, smoke: bool = False, eval_task_set: TaskSet | str | None = None,
+                        **settings_values) -> TrainingRun:
     """Validate with the engine's own checks (ConfigError names the key) and queue the run on the gpu queue."""
     from sandmle.rl.config import ConfigError, load_train_config
 
@@ -73,6 +79,12 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
         raise ServiceError(f"{kind!r}: expected grpo or sft", field="kind")
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
+    if isinstance(eval_task_set, str) and eval_task_set:
+        eval_task_set = TaskSet.objects.filter(name=eval_task_set).first()
+        if eval_task_set is None:
+            raise ServiceError("no such task set", field="eval_task_set")
+    eval_task_set = eval_task_set or None
+    model = model.strip().removeprefix("hf:")  # a checkpoint as rollouts name it (hf:PATH) is the same directory
     unknown = sorted(set(settings_values) - set(GRPO_SETTINGS))
     if unknown:
         raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
@@ -83,12 +95,15 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     if user is not None:  # a person's launch (form, API): only the checkpoints they may use, checked before any read
         model = allowed_model_path(model, user=user)
     values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
-                            lora_r=lora_r, output_dir=output_dir, name=name)
+                            lora_r=lora_r, output_dir=output_dir, name=name, eval_task_set=eval_task_set)
     try:
         config = load_train_config(values, kind=kind)
     except ConfigError as error:
         field = "lora_r" if error.key.startswith("lora") else error.key
         raise ServiceError(str(error).partition(": ")[2] or str(error), field=field) from None
+    problem = checkpoint_problem(model)  # after the engine's checks, whose messages name every other key
+    if problem:
+        raise ServiceError(problem, field="model")
     if kind == "sft":
         _sft_dataset(task_set, output_dir / "sft-dataset.jsonl")
     run = TrainingRun.objects.create(name=name, kind=kind, task_set=task_set, config=config.to_dict(),

@@ -1,4 +1,5 @@
-"""Pages of training runs: launch, the run page with live curves, its config and checkpoints, a metrics endpoint."""
+"""Pages of training runs: launch, the run page with live curves, its config and checkpoints, a metrics endpoint,
+one step's groups with their advantages, and the comparison of several runs."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from accounts.roles import Role, has_role
 from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
-from training_app.models import TrainingRun
-from training_app.runs import services
+from training_app.models import TrainingMetric, TrainingRun
+from training_app.runs import figures, selectors, services
+from training_app.runs.figures import metric_figures
 from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.model_roots import model_choices
@@ -47,8 +49,8 @@ def training_run_list(request):
         status = 400
     runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
     page = paginate(request, runs)
-    return render(request, "training/runs/training_run_list.html", {"runs": page, "page": page, "form": form},
-                  status=status)
+    return render(request, "training/runs/training_run_list.html", {
+        "runs": page, "page": page, "form": form}, status=status)
 
 
 def _run_or_404(run_id: int) -> TrainingRun:
@@ -72,48 +74,10 @@ def training_run_detail(request, run_id):
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
         "config_items": sorted(training_run_shown_config(run).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
+        "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
                           metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
     })
-
-
-def metric_figures(lines: list[dict]) -> dict:
-    """Plotly figures (as JSON dicts) of the curves: reward mean±std, medal/valid rates, loss, step time split,
-    generation (tokens/s, mean batch size, generate calls)."""
-    import plotly.graph_objects as go
-
-    steps = [line["step"] for line in lines]
-
-    def series(key):
-        return [line.get(key) for line in lines]
-
-    def layout(title, y, y_range=None):
-        # Steps are whole numbers: integer ticks, never 1.5.
-        yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
-        return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}, "tickformat": "d", "dtick": 1},
-                "yaxis": yaxis, "height": 300, "margin": {"t": 40, "b": 40, "l": 50, "r": 10}}
-
-    reward = go.Figure([go.Scatter(x=steps, y=series("reward_mean"), mode="lines+markers", name="reward mean",
-                                   error_y={"type": "data", "array": series("reward_std"), "visible": True})],
-                       layout=layout("Reward (mean ± std over episodes)", "reward"))
-    rates = go.Figure([go.Scatter(x=steps, y=series(key), mode="lines+markers", name=key)
-                       for key in ("medal_rate", "valid_rate")], layout=layout("Medal and valid rates", "share", [-0.02, 1.02]))
-    loss = go.Figure([go.Scatter(x=steps, y=series("loss"), mode="lines+markers", name="loss")],
-                     layout=layout("Loss", "loss"))
-    timing = go.Figure([go.Bar(x=steps, y=series(key), name=key.removesuffix("_s"))
-                        for key in ("generation_s", "sandbox_s", "update_s")],
-                       layout=layout("Step time split", "seconds") | {"barmode": "stack"})
-    # The generation layer: tokens per second of generation and how many episodes' turns shared a call.
-    generation = go.Figure([go.Scatter(x=steps, y=series("tokens_per_s"), mode="lines+markers", name="tokens/s"),
-                            go.Scatter(x=steps, y=series("mean_batch_size"), mode="lines+markers",
-                                       name="mean batch size", yaxis="y2"),
-                            go.Bar(x=steps, y=series("generate_calls"), name="generate calls", yaxis="y2",
-                                   opacity=0.4)],
-                           layout=layout("Generation", "tokens/s") | {
-                               "yaxis2": {"title": {"text": "turns per call / calls"}, "overlaying": "y",
-                                          "side": "right"}})
-    return {name: figure.to_plotly_json() for name, figure in
-            (("reward", reward), ("rates", rates), ("loss", loss), ("timing", timing), ("generation", generation))}
 
 
 @role_required(Role.VIEWER)
@@ -131,11 +95,7 @@ def training_run_metrics(request, run_id):
 def training_step_trajectories(request, run_id, step):
     """The JSONL of one step's episodes, as the trainer wrote it; only a file inside the run's output_dir is served."""
     run = _run_or_404(run_id)
-    row = run.metrics.filter(step=step).first()
-    path = Path((row.metrics.get("trajectories") or "") if row else "")
-    root = Path(run.output_dir).resolve()
-    if not row or not path.name or not path.resolve().is_relative_to(root) or not path.is_file():
-        raise Http404("no trajectories file for this step")
+    path = selectors.step_trajectory_path(run, step)
     return FileResponse(path.open("rb"), content_type="application/x-ndjson", as_attachment=True,
                         filename=f"run-{run.id}-step-{step}-trajectories.jsonl")
 
@@ -171,3 +131,42 @@ def training_run_logs(request, run_id, tracker):
     archive.seek(0)
     return FileResponse(archive, content_type="application/gzip", as_attachment=True,
                         filename=f"run-{run.id}-{tracker}.tar.gz")
+
+
+@role_required(Role.VIEWER)
+def training_step_groups(request, run_id, step):
+    """One step's episodes in their groups, each sample's reward and advantage: why the step did (not) teach."""
+    run = _run_or_404(run_id)
+    path = selectors.step_trajectory_path(run, step)
+    scheme = run.config.get("reward", "dense")
+    groups = selectors.step_groups(path, scheme=scheme, group_size=int(run.config.get("group_size") or 1))
+    steps = list(run.metrics.values_list("step", flat=True))
+    position = steps.index(step) if step in steps else -1
+    return render(request, "training/runs/training_step.html", {
+        "run": run, "step": step, "groups": groups, "scheme": scheme,
+        "flat_groups": sum(group["flat"] for group in groups),
+        "previous": steps[position - 1] if position > 0 else None,
+        "next": steps[position + 1] if 0 <= position < len(steps) - 1 else None,
+    })
+
+
+@role_required(Role.VIEWER)
+def training_run_compare(request):
+    """Several runs' curves on one chart each, with the settings that differ between them listed first."""
+    try:
+        ids = list(dict.fromkeys(int(value) for value in request.GET.getlist("runs")))
+    except ValueError:
+        return render(request, "400.html", {"reason": "give run numbers", "field": "runs"}, status=400)
+    found = {run.id: run for run in TrainingRun.objects.select_related("task_set").defer("result").filter(id__in=ids)}
+    runs = [found[run_id] for run_id in ids if run_id in found]
+    lines = {run.id: [] for run in runs}
+    for row in TrainingMetric.objects.filter(run__in=runs).order_by("step"):
+        lines[row.run_id].append(row.metrics)
+    labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
+    configs = [dict(run.config) | {"task set": run.task_set.name} for run in runs]
+    return render(request, "training/runs/training_run_compare.html", {
+        "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
+        "missing": [run_id for run_id in ids if run_id not in found],
+        "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure)
+                          for name, figure in figures.compare_figures(labelled).items()],
+    })

@@ -47,3 +47,8 @@ def ladder_view(grade: dict) -> list[dict]:
 
 def pygments_css() -> str:
     return _FORMATTER.get_style_defs(".highlight")
+
+
+# The field's names for the scaffolds and run kinds, as papers and their repositories spell them.
+SCAFFOLD_LABELS = {"react": "ReAct", "aide": "AIDE", "aira": "AIRA", "mle_agent": "MLE-Agent"}
+KIND_LABELS = {"grpo": "GRPO", "sft": "SFT"}

@@ -1,0 +1,102 @@
+"""Plotly figures of training runs: one run's curves (what a researcher checks when GRPO does not learn) and several
+runs' curves overlaid for a comparison; only the keys the metric lines carry are drawn."""
+
+from __future__ import annotations
+
+# One look for every chart of the studio (the task pages use it too).
+TEMPLATE = "plotly_white"
+# The rollout engine's batching figures (#23); drawn when the lines carry them.
+GENERATION_KEYS = ("generate_calls", "mean_batch_size", "tokens_per_s")
+TIME_KEYS = ("generation_s", "sandbox_s", "wait_s", "update_s")
+# (figure name, title, y label, keys, y range): the curves of one run, and the ones compare overlays.
+CURVES = (
+    ("reward", "Reward (mean over episodes)", "reward", ("reward_mean",), None),
+    ("rates", "Medal and valid rates", "share", ("medal_rate", "valid_rate"), [-0.02, 1.02]),
+    ("signal", "Groups with no reward spread (no learning signal)", "share of groups", ("zero_std_group_share",),
+     [-0.02, 1.02]),
+    ("loss", "Loss", "loss", ("loss",), None),
+    ("grad_norm", "Gradient norm", "norm", ("grad_norm",), None),
+    ("tokens", "Tokens trained on", "tokens", ("tokens", "sequence_tokens"), None),
+    ("episodes", "Truncated and masked episodes", "episodes", ("truncated_episodes", "masked_episodes"), None),
+    ("generation", "Rollout engine batching", "value", GENERATION_KEYS, None),
+)
+
+
+def _layout(title: str, y: str, y_range=None) -> dict:
+    # Steps are whole numbers: integer ticks, never 1.5.
+    yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
+    return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}, "tickformat": "d"}, "yaxis": yaxis,
+            "height": 300, "margin": {"t": 40, "b": 40, "l": 60, "r": 10}, "template": TEMPLATE,
+            "legend": {"orientation": "h", "y": -0.25}}
+
+
+def _has(lines: list[dict], key: str) -> bool:
+    return any(line.get(key) is not None for line in lines)
+
+
+def _json(figure) -> dict:
+    # Through plotly's own encoder (it resolves the named template), then plain JSON for json_script.
+    import json
+
+    return json.loads(figure.to_json())
+
+
+def metric_figures(lines: list[dict]) -> dict:
+    """One run's figures (as JSON dicts), for the keys its lines carry: reward mean ± std, rates, the share of
+    zero-spread groups, loss, gradient norm, tokens, truncated/masked episodes, terminations, batching, time split."""
+    import plotly.graph_objects as go
+
+    steps = [line["step"] for line in lines]
+    figures = {}
+    for name, title, y, keys, y_range in CURVES:
+        keys = [key for key in keys if _has(lines, key)]
+        if not keys:
+            continue
+        traces = []
+        for key in keys:
+            error = ({"type": "data", "array": [line.get("reward_std") for line in lines], "visible": True}
+                     if key == "reward_mean" and _has(lines, "reward_std") else None)
+            traces.append(go.Scatter(x=steps, y=[line.get(key) for line in lines], mode="lines+markers",
+                                     name=key.replace("_", " "), error_y=error))
+        figures[name] = go.Figure(traces, layout=_layout(title + (" ± std" if name == "reward" else ""), y, y_range))
+    ends = sorted({end for line in lines for end in (line.get("terminations") or {})})
+    if ends:
+        figures["terminations"] = go.Figure(
+            [go.Bar(x=steps, y=[(line.get("terminations") or {}).get(end, 0) for line in lines], name=end)
+             for end in ends], layout=_layout("How episodes ended", "episodes") | {"barmode": "stack"})
+    times = [key for key in TIME_KEYS if _has(lines, key)]
+    if times:
+        figures["timing"] = go.Figure([go.Bar(x=steps, y=[line.get(key) for line in lines],
+                                              name=key.removesuffix("_s")) for key in times],
+                                      layout=_layout("Step time split", "seconds") | {"barmode": "stack"})
+    return {name: _json(figure) for name, figure in figures.items()}
+
+
+def zero_spread_steps(lines: list[dict]) -> list[int]:
+    """Steps where every group's rewards were equal: GRPO's advantages were all zero, so the step taught nothing."""
+    return [line["step"] for line in lines if (line.get("zero_std_group_share") or 0) >= 1.0 - 1e-9]
+
+
+def compare_figures(runs: list[tuple[str, list[dict]]]) -> dict:
+    """Each curve of CURVES with one trace per run (label, lines), for the keys at least one run carries."""
+    import plotly.graph_objects as go
+
+    figures = {}
+    for name, title, y, keys, y_range in CURVES:
+        traces = [go.Scatter(x=[line["step"] for line in lines], y=[line.get(key) for line in lines],
+                             mode="lines+markers", name=label if len(keys) == 1 else f"{label} · {key}")
+                  for key in keys for label, lines in runs if _has(lines, key)]
+        if traces:
+            figures[name] = _json(go.Figure(traces, layout=_layout(title, y, y_range)))
+    return figures
+
+
+def config_differences(configs: list[dict]) -> list[tuple[str, list]]:
+    """(key, the value in each run) for every setting that is not the same in all runs; paths of outputs left out."""
+    keys = sorted({key for config in configs for key in config} - {"output_dir"})
+    rows = []
+    for key in keys:
+        values = [config.get(key) for config in configs]
+        if any(value != values[0] for value in values[1:]):
+            rows.append((key, values))
+    return rows
