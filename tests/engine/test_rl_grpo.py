@@ -34,7 +34,7 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
 
     assert result == {"steps_done": 2, "checkpoints": [str(tmp_path / "run" / "checkpoint-2")],
                       "output_dir": str(tmp_path / "run"), "stopped": False, "failures": {
-                          "episodes": 4, "failed": 0, "share": 0.0, "commonest_reason": None, "commonest_count": 0,
+                          "episodes": 8, "failed": 0, "share": 0.0, "commonest_reason": None, "commonest_count": 0,
                           "line": ""}}
     assert [line["step"] for line in lines] == [1, 2] and lines[1]["checkpoint"] == result["checkpoints"][0]
     written = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from training_app.campaigns import services as campaign_services
-from training_app.rollouts import services
 from training_app.models import EvalCampaign, TrainingRun
+from training_app.rollouts import services
 
 NO_BWRAP_REASON = "SandboxUnavailable: bubblewrap (bwrap) is missing"
 
@@ -89,7 +91,7 @@ def test_training_run_whose_every_episode_failed_fails_with_the_reason(client_fo
     from training_app.runs import services as training_services
     from workers.training import run_training
 
-    model = build_tiny_checkpoint(tmp_path / "tiny")
+    model = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path.name)  # under the model roots
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(task_set=task_set, model=str(model), steps=2, group_size=2,
                                                     tasks_per_step=1, max_turns=1, max_response_tokens=8,
