@@ -30,7 +30,8 @@ def test_reviewer_sees_charts_and_rule_viewer_sees_neither_rule(login, live_serv
     pending = next(task for task in stored_tasks if task.status == "pending_review")
     page = login("reviewer")
     steps = [text.strip("→ \n") for text in page.locator("#flow-nav li").all_inner_texts()]
-    assert steps == ["Seeds", "Synthesis", "Review", "Task sets", "Rollouts", "Training", "Evaluation", "Latency"]
+    assert steps == ["Seeds", "Synthesis", "Review", "Task sets", "Audits", "Rollouts", "Training", "Evaluation",
+                     "Latency"]
     shots(page, "dashboard")
     page.click("#flow-nav >> text=Review")
     shots(page, "review-queue")

@@ -93,7 +93,7 @@ def test_curator_launches_and_reads_a_training_run_and_a_viewer_sees_no_controls
     assert curator.locator("#checkpoints button:has-text('Start a rollout batch')").is_visible()
     assert curator.locator("#checkpoints button:has-text('Start an evaluation campaign')").is_visible()
     with curator.expect_download() as download:
-        curator.click("#steps a:has-text('trajectories.jsonl')")
+        curator.click("#steps a:has-text('JSONL')")
     episodes = open(download.value.path(), encoding="utf-8").read().splitlines()
     assert len(episodes) == 2  # group size 2 on one task
     shot(curator, "03-run-succeeded")

@@ -56,6 +56,8 @@ def test_full_disk_fails_the_job_by_name_and_leaves_no_half_bundle(record_proper
     seed_services.seeds_load_bundled()
     run = SynthesisRun.objects.create(seed=Seed.objects.get(name="iris"), count=4, rng=5)
     out_dir = settings.DATA_DIR / "bundles" / f"run-{run.id}"
+    # Row ids come again after a rolled-back test: an earlier test's run of the same id may have left its folder.
+    shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     env = worker_env(database_name=str(settings.DATABASES["default"]["NAME"]), broker_url="filesystem://",
                      data_dir=str(settings.DATA_DIR))

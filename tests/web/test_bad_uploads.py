@@ -34,7 +34,9 @@ def test_page_refuses_with_a_field_message(client_for, data_dir, case):
     errors = response.context["form"].errors
     assert case.field in errors, errors
     assert case.words in " ".join(errors[case.field]).lower(), errors
-    assert b"errorlist" in response.content  # shown next to the field on the page
+    # Shown next to the field on the page, and in the summary at the top that links to it.
+    assert f'id="id_{case.field}-error"'.encode() in response.content, case.field
+    assert b'id="form-error-summary"' in response.content
     assert not Seed.objects.filter(name="bad-seed").exists()
     assert _files_under(data_dir) == []
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.checkpoint_dirs import checkpoint_dir
 from training_app.models import RolloutBatch, TrainingRun
 
 LAUNCH = {"task_set": "web-set", "kind": "grpo", "steps": 1, "group_size": 2, "tasks_per_step": 1,
@@ -68,6 +69,7 @@ def test_a_curator_uses_their_own_checkpoints_and_the_offered_models_only(api_fo
                                                                         django_capture_on_commit_callbacks):
     from training_app.models import TrainingCheckpoint
 
+    checkpoint_dir(settings.DATA_DIR)  # models/any, a directory shaped as a checkpoint
     with django_capture_on_commit_callbacks(execute=False):
         mine = api_for("curator").post("/api/training-runs/", LAUNCH | {"model": "models/any"}, format="json")
         theirs = api_for("admin").post("/api/training-runs/", LAUNCH | {"model": "models/any"}, format="json")
@@ -75,7 +77,10 @@ def test_a_curator_uses_their_own_checkpoints_and_the_offered_models_only(api_fo
     runs = {run.created_by.username: run for run in TrainingRun.objects.all()}
     assert runs["curator"].config["model"] == str(Path(settings.DATA_DIR).resolve() / "models" / "any")
     for owner, run in runs.items():
-        TrainingCheckpoint.objects.create(run=run, step=1, path=str(Path(run.output_dir) / "checkpoint-1"))
+        path = Path(run.output_dir) / "checkpoint-1"  # shaped as a checkpoint: the service reads its config.json
+        path.mkdir(parents=True)
+        (path / "config.json").write_text("{}")
+        TrainingCheckpoint.objects.create(run=run, step=1, path=str(path))
     others = str(Path(runs["admin"].output_dir) / "checkpoint-1")
     own = str(Path(runs["curator"].output_dir) / "checkpoint-1")
     with django_capture_on_commit_callbacks(execute=False):
@@ -95,6 +100,7 @@ def test_a_curator_uses_their_own_checkpoints_and_the_offered_models_only(api_fo
 def test_an_admin_listed_root_is_allowed(api_for, task_set, tmp_path, settings, django_capture_on_commit_callbacks):
     shared = tmp_path / "shared-models"
     (shared / "qwen").mkdir(parents=True)
+    (shared / "qwen" / "config.json").write_text("{}")
     settings.SANDMLE_MODEL_ROOTS = [str(shared)]
     with django_capture_on_commit_callbacks(execute=False):
         response = api_for("curator").post("/api/training-runs/", LAUNCH | {"model": str(shared / "qwen")},

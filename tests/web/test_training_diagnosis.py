@@ -76,7 +76,7 @@ def test_launch_form_shows_every_error_next_to_its_field_with_a_summary(client_f
     assert response.status_code == 400
     errors = response.context["form"].errors
     assert {"model", "steps", "learning_rate"} <= set(errors), errors
-    assert "no such directory" in errors["model"][0]
+    assert errors["model"] == ["not under an allowed model folder"]  # the same words whatever lies outside the roots
     html = response.content.decode()
     summary = html.split('id="form-error-summary"')[1].split("</div>")[0]
     for field in ("model", "steps", "learning_rate"):
@@ -90,14 +90,16 @@ def test_launch_form_shows_every_error_next_to_its_field_with_a_summary(client_f
     assert not TrainingRun.objects.exists()
 
 
-def test_api_refuses_a_missing_checkpoint_by_field_and_takes_every_engine_setting(api_for, task_set, tmp_path,
+def test_api_refuses_a_missing_checkpoint_by_field_and_takes_every_engine_setting(api_for, task_set, settings,
                                                                                   django_capture_on_commit_callbacks):
     api = api_for("curator")
     body = {"task_set": task_set.name, "model": "hf:/nonexistent/ckpt", "steps": 1}
     refused = api.post("/api/training-runs/", body, format="json")
-    assert refused.status_code == 400 and "no such directory" in refused.json()["model"][0]
+    assert refused.status_code == 400 and refused.json()["model"] == ["not under an allowed model folder"]
+    missing = api.post("/api/training-runs/", body | {"model": "hf:models/missing"}, format="json")
+    assert missing.status_code == 400 and "no such directory" in missing.json()["model"][0]  # inside the roots
     with django_capture_on_commit_callbacks(execute=False):
-        made = api.post("/api/training-runs/", body | {"model": f"hf:{checkpoint_dir(tmp_path)}", "kl_coef": 0.1,
+        made = api.post("/api/training-runs/", body | {"model": f"hf:{checkpoint_dir(settings.DATA_DIR)}", "kl_coef": 0.1,
                                                        "dynamic_sampling": True, "task_sampling": "learnability",
                                                        "scaffold": "aide", "eval_task_set": task_set.name},
                         format="json")

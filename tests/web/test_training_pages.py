@@ -19,9 +19,9 @@ GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1
 
 
 @pytest.fixture
-def good(tmp_path) -> dict:
-    """A launch the form and the API accept: GOOD with a directory shaped as a checkpoint."""
-    return GOOD | {"model": checkpoint_dir(tmp_path)}
+def good(settings) -> dict:
+    """A launch the form and the API accept: GOOD with a directory shaped as a checkpoint under the model roots."""
+    return GOOD | {"model": checkpoint_dir(settings.DATA_DIR)}
 
 
 @pytest.mark.parametrize("field, value, words", [
@@ -147,13 +147,14 @@ def test_sft_run_fine_tunes_on_the_stored_rollouts(users, finished_batch, good, 
 
 
 def test_run_page_links_the_tensorboard_folder_and_serves_its_files_without_links(
-        client_for, users, task_set, tmp_path, django_capture_on_commit_callbacks):
+        client_for, users, task_set, tmp_path, settings, django_capture_on_commit_callbacks):
     import io
     import tarfile
     from pathlib import Path
 
     with django_capture_on_commit_callbacks(execute=False):
-        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1, name="tracked",
+        run = training_services.training_run_create(task_set=task_set, model=checkpoint_dir(settings.DATA_DIR), steps=1,
+                                                    name="tracked",
                                                     report_to=["tensorboard"], user=users["curator"])
     assert run.config["report_to"] == ["tensorboard"] and run.config["run_name"] == "tracked"
     viewer = client_for("viewer")

@@ -15,7 +15,6 @@ from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
 from training_app.runs.selectors import training_run_shown_config
-from training_app.shared.checkpoints import checkpoint_refusal
 from training_app.shared.job_api import JobCancelApi, job_launch
 
 
@@ -44,13 +43,6 @@ class TrainingRunInput(serializers.Serializer):
                 field = kinds.get(entry["type"], serializers.CharField)
                 fields[entry["key"]] = field(required=False, allow_null=True, help_text=entry["help"])
         return fields
-
-    def validate_model(self, value):
-        request = self.context.get("request")
-        problem = checkpoint_refusal(value, user=getattr(request, "user", None))
-        if problem:
-            raise ValidationError(problem)
-        return value.strip()
 
     def validate(self, attrs):
         unknown = sorted(set(self.initial_data) - set(self.fields))

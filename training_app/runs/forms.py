@@ -91,7 +91,7 @@ class TrainingRunForm(forms.Form):
         from sandmle.rl.config import setting_problems
 
         cleaned = super().clean()
-        given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "")}
+        given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "", [])}
         for key, problem in setting_problems(given).items():
             self.add_error(key, problem)
         return cleaned

@@ -92,16 +92,24 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     audit_warning = training_audit_gate(task_set=task_set)
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
+    model = model.strip().removeprefix("hf:")
+    refused_model = None
     if user is not None:  # a person's launch (form, API): only the checkpoints they may use, checked before any read
-        model = allowed_model_path(model, user=user)
-    values = _config_values(kind=kind, task_set=task_set, model=model.strip(), settings_values=settings_values,
+        try:
+            model = allowed_model_path(model, user=user)
+        except ServiceError as error:
+            refused_model = error
+    values = _config_values(kind=kind, task_set=task_set, model=model, settings_values=settings_values,
                             lora_r=lora_r, output_dir=output_dir, name=name, eval_task_set=eval_task_set)
     try:
         config = load_train_config(values, kind=kind)
     except ConfigError as error:
         field = "lora_r" if error.key.startswith("lora") else error.key
         raise ServiceError(str(error).partition(": ")[2] or str(error), field=field) from None
-    problem = checkpoint_problem(model)  # after the engine's checks, whose messages name every other key
+    # The model after the engine's checks, whose messages name every other key.
+    if refused_model is not None:
+        raise refused_model
+    problem = checkpoint_problem(model)
     if problem:
         raise ServiceError(problem, field="model")
     if kind == "sft":
