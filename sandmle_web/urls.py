@@ -26,10 +26,8 @@ urlpatterns = [
     path("api/redoc/", login_required(SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html")),
          name="api-redoc"),
     path("", include("tasks_app.urls")),
-    path("", include("tasks_app.task_archives.urls")),
     path("", include("training_app.urls")),
     path("api/", include("tasks_app.api_urls")),
-    path("api/", include("tasks_app.task_archives.api_urls")),
     path("api/", include("training_app.api_urls")),
 ]
 

@@ -5,6 +5,7 @@ from django.urls import path
 from tasks_app.review import api as review_api
 from tasks_app.seeds import api as seeds_api
 from tasks_app.synthesis import api as synthesis_api
+from tasks_app.task_archives import api as task_archives_api
 from tasks_app.task_sets import api as task_sets_api
 from tasks_app.tasks import api as tasks_api
 
@@ -46,4 +47,15 @@ urlpatterns = [
     path("tasks/<str:task_id>/audit/", review_api.TaskAuditApi.as_view(), name="api-task-audit"),
     path("tasks/<str:task_id>/threads/", review_api.TaskThreadsApi.as_view(), name="api-task-threads"),
     path("comments/<int:comment_id>/resolve/", review_api.CommentResolveApi.as_view(), name="api-comment-resolve"),
+    # task-set archives
+    path("task-sets/<str:name>/exports/", task_archives_api.TaskSetExportListApi.as_view(),
+         name="api-task-set-exports"),
+    path("task-set-exports/<int:export_id>/", task_archives_api.TaskSetExportDetailApi.as_view(),
+         name="api-task-set-export-detail"),
+    path("task-set-exports/<int:export_id>/archive/", task_archives_api.TaskSetExportArchiveApi.as_view(),
+         name="api-task-set-export-archive"),
+    path("task-archive-imports/", task_archives_api.TaskArchiveImportListApi.as_view(),
+         name="api-task-archive-import-list"),
+    path("task-archive-imports/<int:import_id>/", task_archives_api.TaskArchiveImportDetailApi.as_view(),
+         name="api-task-archive-import-detail"),
 ]

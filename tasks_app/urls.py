@@ -5,6 +5,7 @@ from django.urls import path
 from tasks_app.review import views as review_views
 from tasks_app.seeds import views as seeds_views
 from tasks_app.synthesis import views as synthesis_views
+from tasks_app.task_archives import views as task_archives_views
 from tasks_app.task_sets import views as task_sets_views
 from tasks_app.tasks import views as tasks_views
 
@@ -35,4 +36,13 @@ urlpatterns = [
     path("task-sets/<str:name>/edit/", task_sets_views.task_set_edit, name="task-set-edit"),
     path("task-sets/<str:name>/clone/", task_sets_views.task_set_clone, name="task-set-clone"),
     path("task-sets/<str:name>/retire/", task_sets_views.task_set_retire, name="task-set-retire"),
+    # task-set archives: downloads (reviewers and above: the answers travel) and uploads
+    path("task-sets/<slug:name>/export/", task_archives_views.task_set_export, name="task-set-export"),
+    path("task-set-exports/<int:export_id>/", task_archives_views.task_set_export_detail,
+         name="task-set-export-detail"),
+    path("task-set-exports/<int:export_id>/archive.tar.gz", task_archives_views.task_set_export_download,
+         name="task-set-export-download"),
+    path("task-archives/import/", task_archives_views.task_archive_import_list, name="task-archive-import-list"),
+    path("task-archives/import/<int:import_id>/", task_archives_views.task_archive_import_detail,
+         name="task-archive-import-detail"),
 ]
