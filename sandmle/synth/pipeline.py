@@ -51,7 +51,9 @@ class TaskSpec:
     @property
     def task_id(self) -> str:
         digest = hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
-        return f"{self.seed_name}-{self.domain['domain_id']}-{digest}".replace("_", "-")
+        # The domain and a digest of the whole spec (seed included, so ids stay unique), never the seed's name: the
+        # id is the competition id an agent is shown (SandMLE's ReAct prompt) and an exported archive's folder name.
+        return f"{self.domain['domain_id']}-{digest}".replace("_", "-")
 
 
 @dataclass

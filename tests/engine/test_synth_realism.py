@@ -87,6 +87,13 @@ def test_ids_are_neutral_and_say_what_they_are(fresh_tasks):
             assert by_class.max() - by_class.min() < 0.5 * numbers.max(), by_class
 
 
+def test_task_ids_name_no_seed(fresh_tasks):
+    """The task id is the competition id SandMLE's ReAct prompt shows the agent and an archive's folder name."""
+    for seed_name, result in fresh_tasks:
+        assert seed_name.replace("_", "-") not in result.task_id and seed_name not in result.task_id, result.task_id
+        assert result.task_id.startswith(result.domain_id.replace("_", "-") + "-"), result.task_id
+
+
 def _thresholds(node):
     """Every (column, number) a rule compares a column with: conditions' thresholds and standardising centres."""
     if isinstance(node, dict):
