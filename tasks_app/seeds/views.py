@@ -12,7 +12,7 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.seeds import selectors, services
+from tasks_app.seeds import held_uploads, selectors, services
 from tasks_app.seeds.forms import SeedUploadForm
 from tasks_app.shared.views import form_errors_from
 from tasks_app.synthesis import selectors as synthesis_selectors
@@ -24,29 +24,41 @@ from tasks_app.synthesis.forms import SynthesisRunForm
 @bad_page_is_400
 def seed_list(request):
     form = SeedUploadForm()
+    held = None
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
             return render(request, "403.html", {"reason": "Uploading seeds needs the curator role."}, status=403)
         form = SeedUploadForm(request.POST, request.FILES)
-        if form.is_valid():
+        held_token = request.POST.get("held_file", "")
+        kept = held_uploads.take(user=request.user, token=held_token) if held_token else None
+        valid = form.is_valid()
+        upload = form.cleaned_data.get("file")  # present when the file itself passed its checks
+        if upload is not None:
+            kept = (upload.name, upload.read())  # a newly chosen file replaces the held one
+        elif kept is None and valid:
+            form.add_error("file", "the file kept from your last send has expired: choose it again")
+        if form.is_valid() and kept is not None:
             try:
                 seed = services.seed_create_from_upload(
-                    name=form.cleaned_data["name"], content=form.cleaned_data["file"].read(),
-                    target=form.cleaned_data["target"], task_type=form.cleaned_data["task_type"],
-                    metric=form.cleaned_data["metric"], user=request.user,
+                    name=form.cleaned_data["name"], content=kept[1], target=form.cleaned_data["target"],
+                    task_type=form.cleaned_data["task_type"], metric=form.cleaned_data["metric"], user=request.user,
                 )
+                held_uploads.release(user=request.user, token=held_token)
                 messages.success(request, f"Seed {seed.name} added.")
                 return redirect("seed-detail", name=seed.name)
             except ServiceError as error:
                 form_errors_from(form, error)
+        if kept is not None:
+            if upload is not None:
+                held_uploads.release(user=request.user, token=held_token)
+                held_token = held_uploads.hold(user=request.user, name=kept[0], content=kept[1])
+            held = {"token": held_token, "name": kept[0]}
         status = 400
     else:
         status = 200
     page = paginate(request, selectors.seed_list_rows())
-    # Browsers cannot refill a file input: a refused upload names the file it had, to be chosen again.
-    chosen = request.FILES.get("file") if request.method == "POST" else None
-    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form,
-                                                          "chosen_file": chosen.name if chosen else ""}, status=status)
+    return render(request, "tasks/seeds/seed_list.html", {"seeds": page, "page": page, "form": form, "held": held},
+                  status=status)
 
 
 @role_required(Role.VIEWER)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tasks_app.models import Seed
+from tasks_app.seeds import held_uploads
 from tasks_app.seeds import services as seed_services
 
 
@@ -47,14 +49,38 @@ def test_curator_uploads_a_csv_seed(client_for, bundled):
     assert seed.task_type == "binary" and seed.dna.data["task_type"] == "binary"
 
 
-def test_a_refused_upload_keeps_the_entries_and_names_the_file_to_choose_again(client_for, bundled):
+def test_a_refused_upload_keeps_the_entries_and_holds_the_file_for_the_next_send(client_for, bundled, users):
+    curator = client_for("curator")
     upload = SimpleUploadedFile("my-wine.csv", _csv_bytes(), content_type="text/csv")
-    response = client_for("curator").post("/seeds/", {"name": "my wine!", "file": upload, "target": "nope"})
+    response = curator.post("/seeds/", {"name": "my wine!", "file": upload, "target": "nope"})
     assert response.status_code == 400
     html = response.content.decode()
     assert 'id="form-error-summary"' in html and 'value="my wine!"' in html
-    assert "You chose <strong>my-wine.csv</strong>: choose it again" in html
+    assert "Kept <strong>my-wine.csv</strong> from your last send" in html
+    token = re.search(r'name="held_file" value="([^"]+)"', html).group(1)
     assert not Seed.objects.filter(name="my wine!").exists()
+    # Another user cannot take the held file; a made-up or path-like token is no file at all.
+    for role, held_file in (("admin", token), ("curator", "../../../etc/passwd"), ("curator", "x" * 32)):
+        refused = client_for(role).post("/seeds/", {"name": "mine", "held_file": held_file, "target": "label"})
+        assert refused.status_code == 400 and "choose it again" in refused.content.decode()
+    # Sent again with the name and target fixed and no file chosen: the held file is used, then let go.
+    response = client_for("curator").post("/seeds/", {"name": "mine", "held_file": token, "target": "label"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Seed.objects.get(name="mine").n_rows == 60
+    assert held_uploads.take(user=users["curator"], token=token) is None
+
+
+def test_a_user_holds_few_files(bundled, users, settings, tmp_path):
+    settings.DATA_DIR = str(tmp_path)
+    tokens = [held_uploads.hold(user=users["curator"], name=f"f{i}.csv", content=b"a,b\n") for i in range(5)]
+    kept = [token for token in tokens if held_uploads.take(user=users["curator"], token=token)]
+    assert kept == tokens[-held_uploads.HOLD_PER_USER:]
+    assert held_uploads.take(user=users["curator"], token=tokens[-1]) == ("f4.csv", b"a,b\n")
+
+
+def test_no_file_and_nothing_held_is_a_field_error(client_for, bundled):
+    response = client_for("curator").post("/seeds/", {"name": "mine", "target": "label"})
+    assert response.status_code == 400 and 'id="id_file-error"' in response.content.decode()
 
 
 def test_viewer_cannot_upload(client_for, bundled):
