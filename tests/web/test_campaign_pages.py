@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.page_figures import page_figure
 from training_app.campaigns import services as campaign_services
 from training_app.models import EvalCampaign
-from tests.web.test_reward_scheme_pages import figure_data
 
 GOOD = {"task_set": "web-set", "policies": "baseline", "scaffolds": ["react"], "seeds": 1, "baseline": "",
         "feedback": "score", "max_turns": 3}
@@ -83,7 +83,7 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
         "dialect"] == "sandmle"
     assert 'id="campaign-generation"' in html and "calls" in html  # the generation figures of its policies
     # Dense against sparse over the campaign's episodes, from each one's stored scheme totals.
-    schemes = figure_data(html)["data"]
+    schemes = page_figure(html, "reward-schemes-figure")["data"]
     assert [trace["name"] for trace in schemes] == ["dense", "sparse"]
     assert [sum(trace["y"]) for trace in schemes] == [campaign.total_episodes] * 2
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200

@@ -3,18 +3,16 @@ reward total) and the table come from every episode's stored scheme totals; page
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from sandmle.evaluation.reward_schemes import scheme_comparison
+from tests.page_figures import page_figure
 
 
 def figure_data(html: str) -> dict:
-    found = re.search(r'<script id="reward-schemes-figure" type="application/json">(.*?)</script>', html, re.S)
-    assert found, "no dense-against-sparse figure on the page"
-    return json.loads(found.group(1))
+    return page_figure(html, "reward-schemes-figure")
 
 
 def _rewards(dense: float, sparse: float, format_part: float = 0.0) -> dict:
