@@ -1,6 +1,6 @@
 """Dense against sparse on a batch's or a campaign's episodes: the engine's comparison (sandmle.evaluation.reward_schemes,
 stored in the batch summary or the campaign report) as one plotly figure and the rows of a small table, for
-templates/training/_reward_schemes.html."""
+templates/training/shared/_reward_schemes.html."""
 
 from __future__ import annotations
 
