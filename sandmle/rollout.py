@@ -352,9 +352,11 @@ def _sandbox_s(trajectories: list[Trajectory]) -> float:
 
 
 def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str, Any]:
-    """Valid rate, medal rate, mean reward per scheme, mean step latency, format rate, termination counts, the
-    episodes that ended in an error (how many, the commonest reason), and with the batch's GenerationStats its
-    generation figures (calls, mean batch size, tokens/s, generation/sandbox/wait s)."""
+    """Valid rate, medal rate, mean reward per scheme and the schemes compared on the same episodes, mean step
+    latency, format rate, termination counts, the episodes that ended in an error (how many, the commonest reason),
+    and with the batch's GenerationStats its generation figures (calls, mean batch size, tokens/s,
+    generation/sandbox/wait s)."""
+    from sandmle.evaluation.reward_schemes import scheme_comparison
     from sandmle.failures import tally_failures
 
     count = len(trajectories)
@@ -371,6 +373,8 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
         "above_median_rate": sum(bool(g.get("above_median")) for g in grades) / count if count else 0.0,
         "mean_reward": {name: statistics.fmean(t.rewards[name]["total"] for t in trajectories if name in t.rewards)
                         for name in schemes},
+        # Dense against sparse on the same episodes; a task's samples are the group GRPO would normalise.
+        "reward_schemes": scheme_comparison((t.task_id, t.rewards) for t in trajectories),
         "mean_format_rate": statistics.fmean(t.format_rate for t in trajectories) if count else 0.0,
         "mean_step_latency_s": statistics.fmean(latencies) if latencies else None,
         "terminations": terminations,

@@ -18,6 +18,16 @@ from tasks_app.task_sets import selectors, services
 from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm
 
 
+def _last_audit(task_set: TaskSet):
+    """The set's newest finished audit with its first failing cases, for the set page's audit panel."""
+    from training_app.audits import selectors as audit_selectors
+
+    audit = audit_selectors.last_audit(task_set=task_set)
+    if audit is not None:
+        audit.failing_cases = audit_selectors.failing_verdicts(audit=audit, limit=5)
+    return audit
+
+
 def _attach_last_audits(task_sets) -> None:
     """Each set's newest finished audit, with its first failing cases, for the set list's audit column."""
     from training_app.audits import selectors as audit_selectors
@@ -72,7 +82,8 @@ def task_set_list(request):
 def _page(request, task_set: TaskSet, *, clone_form=None, status: int = 200):
     tasks = selectors.task_set_task_rows(task_set=task_set)
     context = {"task_set": task_set, "tasks": tasks, "summary": selectors.task_set_summary(tasks=tasks),
-               "is_curator": has_role(request.user, Role.CURATOR), "clone_form": clone_form or TaskSetCloneForm()}
+               "is_curator": has_role(request.user, Role.CURATOR), "clone_form": clone_form or TaskSetCloneForm(),
+               "is_reviewer": has_role(request.user, Role.REVIEWER), "last_audit": _last_audit(task_set)}
     return render(request, "tasks/task_sets/task_set_detail.html", context, status=status)
 
 

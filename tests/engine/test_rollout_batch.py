@@ -47,6 +47,10 @@ def test_one_failing_episode_does_not_take_down_its_batch(tmp_path):
     assert summary["episodes"] == 6 and summary["terminations"] == {"answered": 2, "error": 4}
     assert summary["valid_rate"] == 2 / 6
     assert summary["mean_step_latency_s"] > 0
+    dense = summary["reward_schemes"]["schemes"][0]
+    # Two groups: binary-0's valid and failed samples differ; the broken task's three zeros leave no spread.
+    assert dense["name"] == "dense" and dense["episodes"] == 6 and dense["groups"] == 2
+    assert dense["zero_spread_share"] == 0.5
 
 
 def test_cancelled_batch_keeps_the_finished_episodes(tmp_path):

@@ -192,3 +192,24 @@ def celery_worker(*, database_name: str, broker_url: str, data_dir: str, queues:
         yield worker.process
     finally:
         worker.stop()
+
+
+@contextmanager
+def app_on_broker(url: str):
+    """Point this process's Celery app (so the live server's and the test client's launches) at another broker for a
+    while; the broker banner's and the worker check's cached answers are dropped before and after."""
+    from sandmle_web import worker_queues
+    from sandmle_web.celery import app
+    from studio import context_processors
+
+    saved = (app.conf.broker_url, app._pool, app.amqp._producer_pool)
+    app.conf.broker_url = url
+    app._pool = app.amqp._producer_pool = None
+    context_processors._last.update(at=float("-inf"))
+    worker_queues.forget()
+    try:
+        yield
+    finally:
+        app.conf.broker_url, app._pool, app.amqp._producer_pool = saved
+        context_processors._last.update(at=float("-inf"))
+        worker_queues.forget()

@@ -11,12 +11,19 @@ import pytest
 
 from sandmle.agents.scaffolds import react
 from studio.errors import ServiceError
+from tests.checkpoint_dirs import checkpoint_dir
 from training_app.runs import services as training_services
 from training_app.audits import services
 from training_app.audits.models import AuditVerdict, TaskSetAudit
 from workers.audits import run_task_set_audit
 
 ATTACKS = ["submission_bom", "submission_duplicate_ids"]
+
+
+@pytest.fixture(autouse=True)
+def any_checkpoint(settings):
+    """models/any, a checkpoint-shaped folder under the model roots: the GRPO launches below need one to pass."""
+    return checkpoint_dir(settings.DATA_DIR)
 
 
 def _launch(api_for, the_set, **change) -> dict:
@@ -61,6 +68,9 @@ def test_an_audit_runs_resumes_and_shows_on_the_set_and_task_pages(api_for, task
 
     page = client_for("viewer").get("/task-sets/").content.decode()
     assert f"#{audit.id}" in page and "passed" in page and "4/4 contained" in page
+    set_page = client_for("viewer").get(f"/task-sets/{task_set.name}/").content.decode()
+    panel = set_page[set_page.index('id="set-audit"'):]
+    assert f"#{audit.id}" in panel and "passed" in panel and "4/4 contained" in panel  # the set's page shows it too
     task_page = client_for("viewer").get(f"/tasks/{first_task}/").content.decode()
     assert 'id="degenerate-scores"' in task_page and "sample_submission" in task_page
     assert "ids_as_feature" in task_page
@@ -113,6 +123,8 @@ def test_a_failed_audit_shows_its_cases_and_gates_training(api_for, task_set, cl
     page = client_for("viewer").get("/task-sets/").content.decode()
     assert "failed" in page and "links_submission" in page and "read private data" in page
     assert f"/audits/{audit.id}/evidence/" not in page  # the evidence may hold the answers: reviewers only
+    set_page = client_for("viewer").get(f"/task-sets/{task_set.name}/").content.decode()
+    assert "failed" in set_page and "links_submission" in set_page and f"/audits/{audit.id}/evidence/" not in set_page
     reviewer_page = client_for("reviewer").get("/task-sets/").content.decode()
     assert f"/audits/{audit.id}/evidence/{failing.id}.json" in reviewer_page
     evidence = client_for("reviewer").get(f"/audits/{audit.id}/evidence/{failing.id}.json")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.page_figures import page_figure
 from training_app.campaigns import services as campaign_services
 from training_app.models import EvalCampaign
 
@@ -81,6 +82,10 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     assert campaign.episodes.filter(scaffold="react").first().record["trajectory"]["extra"]["scaffold_options"][
         "dialect"] == "sandmle"
     assert 'id="campaign-generation"' in html and "calls" in html  # the generation figures of its policies
+    # Dense against sparse over the campaign's episodes, from each one's stored scheme totals.
+    schemes = page_figure(html, "reward-schemes-figure")["data"]
+    assert [trace["name"] for trace in schemes] == ["dense", "sparse"]
+    assert [sum(trace["y"]) for trace in schemes] == [campaign.total_episodes] * 2
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
     cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")

@@ -59,8 +59,12 @@ def test_the_list_links_each_set_to_its_page_with_stats_and_flags(client_for, pa
     row = re.search(rf"<tr><td><a href=\"/tasks/{tasks[0].task_id}/\">.*?</tr>", html, re.S).group(0)
     assert "0.75" in row and "v1" in row and "1.00 solved" in row and "medium" in row  # headroom (0.8-0.5)/(0.9-0.5)
     assert 'id="set-flagged"' in html and "1 task that every sample solves" in html
-    assert "/rollouts/?task_set=page-set#rollout-form" in html and "/training/?task_set=page-set" in html
-    assert 'id="edit-set"' not in html  # viewers read; curators edit
+    # Viewers read; curators launch work on the set and edit it, as everywhere in the studio.
+    assert 'id="set-actions"' not in html and "/rollouts/?task_set=page-set" not in html and 'id="edit-set"' not in html
+    assert 'id="set-audit"' in html and "never audited" in html
+    curator_html = client_for("curator").get("/task-sets/page-set/").content.decode()
+    assert "/rollouts/?task_set=page-set#rollout-form" in curator_html and "/training/?task_set=page-set" in curator_html
+    assert "/campaigns/?task_set=page-set" in curator_html and 'id="edit-set"' in curator_html
 
 
 @pytest.mark.parametrize("path", ["/rollouts/", "/campaigns/", "/training/"])

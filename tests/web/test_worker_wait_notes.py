@@ -10,8 +10,7 @@ import pytest
 from django.utils import timezone
 
 from sandmle_web import worker_queues
-from studio import context_processors
-from tests.integration.processes import redis_server
+from tests.integration.processes import app_on_broker, redis_server
 
 
 @pytest.fixture(scope="module")
@@ -22,17 +21,8 @@ def redis_url():
 
 @pytest.fixture
 def broker_without_workers(redis_url):
-    from sandmle_web.celery import app
-
-    saved = (app.conf.broker_url, app._pool, app.amqp._producer_pool)
-    app.conf.broker_url = redis_url
-    app._pool = app.amqp._producer_pool = None
-    context_processors._last.update(at=float("-inf"))
-    worker_queues.forget()
-    yield
-    app.conf.broker_url, app._pool, app.amqp._producer_pool = saved
-    context_processors._last.update(at=float("-inf"))
-    worker_queues.forget()
+    with app_on_broker(redis_url):
+        yield
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from training_app.campaigns import selectors, services
 from training_app.campaigns.forms import CampaignForm
 from training_app.models import EvalCampaign
 from training_app.shared import presentation
+from training_app.shared.reward_schemes import reward_scheme_view
 
 
 @role_required(Role.VIEWER)
@@ -81,6 +82,7 @@ def campaign_detail(request, campaign_id):
         "spec_columns": selectors.scaffold_columns(campaign.spec, campaign.spec.get("scaffolds", [])),
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
         "stored": campaign.episodes.count(),
+        "schemes": reward_scheme_view(campaign.report.get("reward_schemes")),
     })
 
 

@@ -16,6 +16,7 @@ from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
 from training_app.rollouts.forms import RolloutBatchForm
 from training_app.shared import presentation
+from training_app.shared.reward_schemes import reward_scheme_view
 
 
 @role_required(Role.VIEWER)
@@ -65,7 +66,8 @@ def rollout_batch_detail(request, batch_id):
     page = paginate(request, selectors.batch_task_ids(batch=batch), per_page=25)
     groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
     return render(request, "training/rollouts/rollout_batch_detail.html",
-                  {"batch": batch, "groups": groups, "page": page})
+                  {"batch": batch, "groups": groups, "page": page,
+                   "schemes": reward_scheme_view(batch.summary.get("reward_schemes"))})
 
 
 @role_required(Role.VIEWER)
