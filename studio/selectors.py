@@ -66,7 +66,10 @@ def job_wait_note(job: Job) -> str:
     if job.state != JobState.QUEUED:
         return ""
     since = job.enqueued_at or job.created_at
-    note = f"waiting for {timesince(since, timezone.now())} in the {job.queue_name()} queue"
+    seconds = (timezone.now() - since).total_seconds()
+    # timesince() counts whole minutes ("0 minutes" for a job queued 40 s ago): seconds while under a minute.
+    waited = f"{max(0, int(seconds))} s" if seconds < 60 else timesince(since, timezone.now())
+    note = f"waiting for {waited} in the {job.queue_name()} queue"
     if job.queue_name() in unserved_queues():
         note += f"; no worker consumes the {job.queue_name()} queue, so it will not start until one does"
     return note

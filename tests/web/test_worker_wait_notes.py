@@ -4,6 +4,7 @@ stray elapsed time nor half a summary."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -38,6 +39,8 @@ def queued_run(users):
 
 def test_a_queued_job_says_no_worker_takes_its_queue_and_how_long_it_waited(client_for, broker_without_workers,
                                                                            queued_run):
+    from tasks_app.models import SynthesisRun
+
     client = client_for("viewer")
     dashboard = client.get("/").content.decode()
     assert 'id="unserved-queues"' in dashboard and "default, sandbox, gpu queues" in dashboard
@@ -46,6 +49,10 @@ def test_a_queued_job_says_no_worker_takes_its_queue_and_how_long_it_waited(clie
     assert "no worker consumes the default queue" in page
     progress = client.get(f"/jobs/tasks_app.synthesisrun/{queued_run.id}/progress/").json()
     assert progress["wait"].startswith("waiting for 7\xa0minutes in the default queue; no worker consumes")
+    # Under a minute the wait is in seconds (Django's timesince alone says "0 minutes").
+    SynthesisRun.objects.filter(id=queued_run.id).update(enqueued_at=timezone.now() - timedelta(seconds=40))
+    wait = client.get(f"/jobs/tasks_app.synthesisrun/{queued_run.id}/progress/").json()["wait"]
+    assert re.match(r"waiting for 4\d s in the default queue", wait), wait
     # The heading badge names the same progress URL the bar polls, so the script keeps the two alike.
     assert f'data-job-state="/jobs/tasks_app.synthesisrun/{queued_run.id}/progress/"' in page
 
