@@ -77,6 +77,8 @@ TEMPLATES = [
                 "accounts.context_processors.roles",
                 "studio.context_processors.job_queue",
             ],
+            # Every page words statuses, scaffolds and scores the same way (score, status_word, field_name, ...).
+            "builtins": ["studio.templatetags.studio_words"],
         },
     },
 ]
