@@ -5,6 +5,7 @@ outside them is a 400 naming its field, as any other bad filter."""
 
 from __future__ import annotations
 
+from django import forms
 from django.db.models import Q
 
 from tasks_app.models import Seed, SynthesizedTask
@@ -35,3 +36,9 @@ def rule_family_choices() -> list[tuple[str, str]]:
     from sandmle.synth.rules import FAMILIES
 
     return [(name, name) for name in sorted(FAMILIES)]
+
+
+def rule_family_select() -> forms.Select:
+    """The page's select of rule families for a filter that takes any text: for viewers the filter ignores the rule
+    family, whatever its value, so a made-up name must not be a 400 (which would tell a real name from a false one)."""
+    return forms.Select(choices=[("", "any")] + rule_family_choices())

@@ -12,7 +12,7 @@ from django.db.models import Q, QuerySet
 
 from accounts.roles import Role, has_role
 from tasks_app.models import SynthesizedTask
-from tasks_app.shared.filter_choices import modality_choices, rule_family_choices, seed_choices
+from tasks_app.shared.filter_choices import modality_choices, rule_family_select, seed_choices
 
 PICKER_FILTER_NAMES = ("q", "seed", "modality", "difficulty", "rule_family")
 MAX_SEARCH_WORDS = 8  # each word is one more OR of three LIKEs; a longer query is no better a search
@@ -25,8 +25,8 @@ class TaskPickerFilter(django_filters.FilterSet):
                                        help_text="the seed's name")
     modality = django_filters.ChoiceFilter(choices=modality_choices, empty_label="any")
     difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices, empty_label="any")
-    rule_family = django_filters.ChoiceFilter(method="filter_rule_family", choices=rule_family_choices,
-                                              empty_label="any", help_text="reviewers only; ignored for other roles")
+    rule_family = django_filters.CharFilter(method="filter_rule_family", max_length=100, widget=rule_family_select(),
+                                            help_text="reviewers only; ignored for other roles")
 
     class Meta:
         model = SynthesizedTask
