@@ -26,4 +26,6 @@ pio.templates[TEMPLATE] = _studio_template()
 
 def resolved_template() -> dict:
     """The template as a figure's JSON carries it (what a test compares every figure against)."""
-    return go.Figure(layout={"template": TEMPLATE}).to_plotly_json()["layout"]["template"].to_plotly_json()
+    import json
+
+    return json.loads(go.Figure(layout={"template": TEMPLATE}).to_json())["layout"]["template"]

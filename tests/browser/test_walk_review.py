@@ -118,9 +118,9 @@ def test_reviewer_comments_on_one_trajectory_turn(login_as, live_server, finishe
     page = login_as("reviewer")
     page.goto(f"{live_server.url}/trajectories/{trajectory.id}/")
     # Turn comments are stored from 0 and shown from 1, as the trajectory numbers its turns: #turn-1 is "Turn 2".
-    turn = page.locator("#turn-1")
-    assert turn.locator("h3").inner_text() == "Turn 2"
-    assert page.locator(".turn .muted >> text=/^turn 2 ·/").count() == 1
+    turn = page.locator("#turn-1")  # the comments of turn 2, under the turn itself
+    assert turn.locator("summary").inner_text() == "Comment on turn 2"
+    assert page.locator("#turn-at-1 > .muted >> text=/^turn 2 ·/").count() == 1 and page.locator("#turn-at-1 #turn-1").count() == 1
     turn.locator("summary").click()
     turn.locator("textarea[name=body]").fill("This turn reads the private answers? Check the sandbox log.")
     turn.locator("button[type=submit]").click()
