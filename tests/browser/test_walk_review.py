@@ -50,8 +50,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     pending_ids = {t.task_id for t in stored_tasks if t.status == "pending_review"}
     assert set(page.locator("#review-queue tbody a").all_inner_texts()) == pending_ids
     shot(page, "01-queue")
-    page.fill("#queue-filters input[name=domain]", task.domain_id)
-    page.fill("#queue-filters input[name=rule_family]", task.rule_family)
+    page.select_option("#queue-filters select[name=domain]", task.domain_id)
+    page.select_option("#queue-filters select[name=rule_family]", task.rule_family)
     page.select_option("#queue-filters select[name=assignee]", "anyone")
     page.click("#queue-filters button[type=submit]")
     page.wait_for_url(f"**domain={task.domain_id}**")
