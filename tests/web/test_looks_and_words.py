@@ -134,6 +134,18 @@ def test_every_chart_wears_the_one_studio_template(stored_tasks):
         assert figure["layout"]["template"] == studio, figure["layout"].get("title")
 
 
+def test_campaign_bars_over_one_seed_have_no_error_bars():
+    from training_app.campaigns.selectors import transfer_figures
+
+    cell = {"policy": "baseline", "scaffold": "react", "n": 1, "metrics": {"medal_rate": {"mean": 1.0, "sem": 0.0}}}
+    report = {"policies": ["baseline"], "scaffolds": ["react"], "baseline": "baseline", "cells": [cell]}
+    bars = transfer_figures(report, "medal_rate")["bars"]
+    assert bars["data"][0]["error_y"]["visible"] is False and "±" not in bars["layout"]["title"]["text"]
+    many = transfer_figures(report | {"cells": [cell | {"n": 3, "metrics": {"medal_rate": {"mean": 0.5, "sem": 0.1}}}]},
+                            "medal_rate")["bars"]
+    assert many["data"][0]["error_y"]["visible"] is True and many["data"][0]["error_y"]["array"] == [0.1]
+
+
 def test_milestone_labels_take_rows_so_that_none_overlaps():
     from tasks_app.tasks import charts
 
