@@ -6,6 +6,7 @@ The API keeps the stored values (full precision, raw names); only pages read thr
 
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Real
 
@@ -78,6 +79,7 @@ def mean_spread(mean, spread, n, digits: int = REWARD_DIGITS, show_n: bool = Tru
     return format_html("{} ± {}", _rounded_html(mean, digits), _rounded_html(spread, digits))
 
 
+@functools.cache  # the choices are fixed in code
 def _status_words() -> dict[str, str]:
     from sandmle_web.jobs import JobState
     from tasks_app.models import SynthesizedTask
