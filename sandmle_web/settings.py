@@ -77,6 +77,8 @@ TEMPLATES = [
                 "accounts.context_processors.roles",
                 "studio.context_processors.job_queue",
             ],
+            # Every page words statuses, scaffolds and scores the same way (score, status_word, field_name, ...).
+            "builtins": ["studio.templatetags.studio_words"],
         },
     },
 ]
@@ -124,6 +126,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 import plotly as _plotly  # noqa: E402
 
 STATICFILES_DIRS.append(("vendor", Path(_plotly.__file__).parent / "package_data"))
+# Hashed names, compressed copies and a manifest from collectstatic (sandmle_web/static_storage.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "sandmle_web.static_storage.StudioStaticStorage"},
+}
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

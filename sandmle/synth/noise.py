@@ -86,6 +86,25 @@ def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str]
     return recipe
 
 
+# The recipe's intensities in words, in the order a reader meets them in the data.
+RECIPE_WORDS = {"label_noise": "label noise", "missing_mcar": "missing completely at random",
+                "missing_mar": "missing at random", "outliers": "outliers", "category_spelling": "misspelt categories",
+                "duplicates": "duplicate rows", "unit_shift": "unit slips"}
+
+
+def describe_recipe(recipe: dict) -> str:
+    """The recipe as a reader wants it: "label noise 6.1%, missing completely at random 1.2%; 2 distractor columns:
+    soil_ph (pH), leaf_area_index (m²/m²)", or "no noise"; kinds at 0 are left out."""
+    parts = [f"{words} {float(recipe[key]) * 100:.3g}%" for key, words in RECIPE_WORDS.items() if recipe.get(key)]
+    text = ", ".join(parts)
+    columns = recipe.get("distractor_columns") or []
+    if columns:
+        named = ", ".join(f"{column['name']} ({column['unit']})" if column.get("unit") else str(column["name"])
+                          for column in columns)
+        text += ("; " if text else "") + f"{len(columns)} distractor column{'s' if len(columns) != 1 else ''}: {named}"
+    return text or "no noise"
+
+
 @dataclass
 class NoisyData:
     """The noisy frame and labels, which clean row each noisy row shows, and what the stage did."""

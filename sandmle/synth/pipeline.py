@@ -296,7 +296,7 @@ def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: i
         choice.label_names = choice.label_names[: rule["n_classes"]]
     log.append({"stage": "rule", "message": f"{rule['family']} over {', '.join(rule['features'])}"})
     recipe = noise.design_recipe(dna, choice, rng=rng, seed_names=seed_names)
-    log.append({"stage": "noise", "message": "recipe " + json.dumps(recipe, sort_keys=True)})
+    log.append({"stage": "noise", "message": "recipe: " + noise.describe_recipe(recipe)})
     return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=recipe,
                     n_train=n_train, n_test=n_test, rng_seed=rng_seed, metric=dna.metric)
 

@@ -9,19 +9,23 @@ import django_filters
 from django.contrib.auth import get_user_model
 
 from tasks_app.models import SynthesizedTask
+from tasks_app.shared.filter_choices import domain_choices, modality_choices, rule_family_choices, seed_choices
 
 FILTER_NAMES = ("seed", "domain", "modality", "rule_family", "difficulty", "status", "assignee")
 UNASSIGNED = "-"  # the assignee value that asks for tasks nobody has taken
 
 
 class ReviewQueueFilter(django_filters.FilterSet):
-    seed = django_filters.CharFilter(field_name="seed__name", max_length=80, help_text="the seed's name")
-    domain = django_filters.CharFilter(field_name="domain_id", max_length=100, help_text="the domain id")
-    modality = django_filters.CharFilter(max_length=16)
-    rule_family = django_filters.CharFilter(max_length=100, help_text="the hidden rule's family")
-    difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices)
+    seed = django_filters.ChoiceFilter(field_name="seed__name", choices=seed_choices, empty_label="any",
+                                       help_text="the seed's name")
+    domain = django_filters.ChoiceFilter(field_name="domain_id", choices=domain_choices, empty_label="any",
+                                         help_text="the domain id")
+    modality = django_filters.ChoiceFilter(choices=modality_choices, empty_label="any")
+    rule_family = django_filters.ChoiceFilter(choices=rule_family_choices, empty_label="any",
+                                              help_text="the hidden rule's family")
+    difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices, empty_label="any")
     status = django_filters.ChoiceFilter(choices=SynthesizedTask.Status.choices, method="filter_status",
-                                         help_text="pending_review unless given")
+                                         empty_label="pending review", help_text="pending_review unless given")
     assignee = django_filters.CharFilter(method="filter_assignee", max_length=150,
                                          help_text=f"a reviewer's username, or {UNASSIGNED!r} for unassigned tasks")
 

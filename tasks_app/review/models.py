@@ -37,9 +37,9 @@ class ReviewDecision(models.Model):
     """One reviewer's verdict on a task in one review round, with the reason they gave."""
 
     class Verdict(models.TextChoices):
-        APPROVE = "approve"
-        REJECT = "reject"
-        REQUEST_CHANGES = "request_changes"
+        APPROVE = "approve", "approve"
+        REJECT = "reject", "reject"
+        REQUEST_CHANGES = "request_changes", "request changes"
 
     task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="decisions")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,

@@ -32,7 +32,6 @@ def _queue_context(request, filterset, bulk_form, saved_form) -> dict:
         "page": page, "tasks": page.object_list, "filterset": filterset, "current": current,
         "saved_views": review_selectors.saved_views_for(user=request.user), "bulk_form": bulk_form,
         "saved_form": saved_form, "reviewers": reviewer_choices(), "unassigned": UNASSIGNED,
-        "statuses": SynthesizedTask.Status.choices, "difficulties": SynthesizedTask.Difficulty.choices,
         "min_approvals": settings.SANDMLE_REVIEW_MIN_APPROVALS,
         "query": request.GET.urlencode(),
     }

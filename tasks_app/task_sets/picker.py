@@ -12,6 +12,7 @@ from django.db.models import Q, QuerySet
 
 from accounts.roles import Role, has_role
 from tasks_app.models import SynthesizedTask
+from tasks_app.shared.filter_choices import modality_choices, rule_family_select, seed_choices
 
 PICKER_FILTER_NAMES = ("q", "seed", "modality", "difficulty", "rule_family")
 MAX_SEARCH_WORDS = 8  # each word is one more OR of three LIKEs; a longer query is no better a search
@@ -20,10 +21,11 @@ MAX_SEARCH_WORDS = 8  # each word is one more OR of three LIKEs; a longer query 
 class TaskPickerFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_text", max_length=200,
                                   help_text="words that each appear in the task's id, title or domain")
-    seed = django_filters.CharFilter(field_name="seed__name", max_length=80, help_text="the seed's name")
-    modality = django_filters.CharFilter(max_length=16)
-    difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices)
-    rule_family = django_filters.CharFilter(method="filter_rule_family", max_length=100,
+    seed = django_filters.ChoiceFilter(field_name="seed__name", choices=seed_choices, empty_label="any",
+                                       help_text="the seed's name")
+    modality = django_filters.ChoiceFilter(choices=modality_choices, empty_label="any")
+    difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices, empty_label="any")
+    rule_family = django_filters.CharFilter(method="filter_rule_family", max_length=100, widget=rule_family_select(),
                                             help_text="reviewers only; ignored for other roles")
 
     class Meta:

@@ -11,7 +11,7 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.models import TaskSet
 from tasks_app.shared.views import form_errors_from
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
@@ -74,8 +74,7 @@ def task_set_list(request):
     if is_curator:
         checked = set(request.POST.getlist("task_ids")) if request.method == "POST" else set()
         context.update(picker_page=paginate(request, picker.qs, page_param="tasks_page"), checked=checked,
-                       picker_filters=task_set_picker.applied_filters(picker, request=request),
-                       difficulties=SynthesizedTask.Difficulty.choices)
+                       picker=picker, picker_filters=task_set_picker.applied_filters(picker, request=request))
     return render(request, "tasks/task_sets/task_set_list.html", context, status=status)
 
 

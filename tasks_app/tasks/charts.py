@@ -12,17 +12,22 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from studio.charts import TEMPLATE
+
 MAX_FEATURE_CHARTS = 12
 MAX_ROWS_READ = 20000  # synthesized tasks hold 50-200 training rows; a big imported one is sampled by its head
 MAX_CATEGORIES = 15
 TEXT_MIN_UNIQUE = 30  # a string column with this many distinct values is free text: chart its lengths
 TRAIN_COLOUR, TEST_COLOUR = "#2f6fde", "#e0892f"
+# Milestone labels over the ladder: a row is LABEL_ROW_PX high; widths are estimated for a plot at least
+# LABEL_PLOT_MIN_PX wide (a 1,024 px page gives it ~800) at LABEL_CHAR_PX per character, a little over the font's average.
+LABEL_FONT_PX, LABEL_CHAR_PX, LABEL_ROW_PX, LABEL_GAP_PX, LABEL_PLOT_MIN_PX = 10, 6.5, 16, 4, 600
 MILESTONE_COLOURS = {"median": "#7a8699", "bronze": "#a0642b", "silver": "#8e9aaf", "gold": "#c9a227"}
 
 
 def _layout(title: str, **extra) -> dict:
     return dict(title=dict(text=title, font=dict(size=13)), height=260, margin=dict(l=40, r=10, t=36, b=36),
-                font=dict(size=11), template="plotly_white") | extra
+                template=TEMPLATE) | extra
 
 
 def _as_json(figure: go.Figure) -> dict:
@@ -102,6 +107,30 @@ def label_balance_chart(bundle_dir: str, *, target: str, task_type: str) -> dict
     return _as_json(figure)
 
 
+def milestone_label_rows(marks: list[tuple[float, str]], *, low: float, high: float,
+                         plot_px: float = LABEL_PLOT_MIN_PX) -> list[tuple[int, str]]:
+    """(row, xanchor) for each (x, label), in their order: labels on one row never overlap. A label is centred on its
+    x unless that runs it past the plot's side (then it ends there); it takes the first row (0 = nearest the plot)
+    whose last label ends before it starts."""
+    span = (high - low) or 1.0
+    row_ends: list[float] = []  # per row, the x (in px) where its rightmost label ends
+    placed = [(0, "center")] * len(marks)
+    for index in sorted(range(len(marks)), key=lambda index: marks[index][0]):
+        x, label = marks[index]
+        at, width = (x - low) / span * plot_px, len(label) * LABEL_CHAR_PX
+        anchor, start = "center", at - width / 2
+        if start < 0:
+            anchor, start = "left", at
+        elif start + width > plot_px:
+            anchor, start = "right", at - width
+        row = next((row for row, end in enumerate(row_ends) if end + LABEL_CHAR_PX <= start), len(row_ends))
+        if row == len(row_ends):
+            row_ends.append(0.0)
+        row_ends[row] = start + width
+        placed[index] = (row, anchor)
+    return placed
+
+
 def ladder_chart(*, ladder: dict, milestones: dict, milestone_sources: dict | None = None,
                  is_lower_better: bool = False, headroom: float | None = None, metric: str = "") -> dict | None:
     """The reference ladder's scores as bars and the milestone thresholds as lines, on one score axis.
@@ -117,23 +146,30 @@ def ladder_chart(*, ladder: dict, milestones: dict, milestone_sources: dict | No
         text=[f"{value:.4f}" for _, value in scored], textposition="inside", name="references",
         hovertemplate="%{y}: %{x:.4f}<extra></extra>",
     ))
+    marks = []
     for name in ("median", "bronze", "silver", "gold"):
         value = (milestones or {}).get(name)
         if value is None:
             continue
         label = f"{name} {float(value):.4f}" + (f" ← {sources[name]}" if sources.get(name) else "")
-        figure.add_vline(x=float(value), line_dash="dash", line_color=MILESTONE_COLOURS[name], line_width=2,
-                         annotation_text=label, annotation_position="top", annotation_font_size=10,
-                         annotation_textangle=-20)
+        figure.add_vline(x=float(value), line_dash="dash", line_color=MILESTONE_COLOURS[name], line_width=2)
+        marks.append((name, float(value), label))
     direction = "lower is better" if is_lower_better else "higher is better"
     title = f"Reference ladder and milestones ({metric}, {direction})" if metric else "Reference ladder and milestones"
     if headroom is not None:
         title += f" · headroom {headroom:.2f}"
-    values = [value for _, value in scored] + [float(v) for v in (milestones or {}).values() if v is not None]
+    values = [value for _, value in scored] + [value for _, value, _ in marks]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or 0.05
-    # A tall top margin: the slanted threshold labels rise about 50 px above the plot and must not run into the title.
-    figure.update_layout(**_layout(title, height=160 + 34 * len(scored), showlegend=False,
+    placed = milestone_label_rows([(value, label) for _, value, label in marks], low=low - pad, high=high + pad)
+    for (name, value, label), (row, anchor) in zip(marks, placed):
+        # Level labels above the plot, each on the first row where it clears its neighbours: never on top of another.
+        figure.add_annotation(x=value, xref="x", y=1, yref="paper", yanchor="bottom", xanchor=anchor,
+                              yshift=LABEL_GAP_PX + row * LABEL_ROW_PX, text=label, showarrow=False,
+                              font=dict(size=LABEL_FONT_PX, color=MILESTONE_COLOURS[name]),
+                              name=f"milestone-{name}")
+    label_rows = max((row for row, _ in placed), default=-1) + 1
+    figure.update_layout(**_layout(title, height=120 + 34 * len(scored) + LABEL_ROW_PX * label_rows, showlegend=False,
                                    xaxis=dict(title=metric or "score", range=[low - pad, high + pad]),
-                                   margin=dict(l=80, r=20, t=130, b=40)))
+                                   margin=dict(l=80, r=20, t=44 + LABEL_GAP_PX + LABEL_ROW_PX * label_rows, b=40)))
     return _as_json(figure)

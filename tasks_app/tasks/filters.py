@@ -7,18 +7,23 @@ import django_filters
 from accounts.roles import Role, has_role
 from sandmle_web.api_lists import IdFilter, name_filter
 from tasks_app.models import SynthesizedTask
+from tasks_app.shared.filter_choices import domain_choices, modality_choices, rule_family_select, seed_choices
 
 
 class TaskFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=SynthesizedTask.Status.choices)
-    seed = name_filter("seed__name", "the seed's name")
-    domain = django_filters.CharFilter(field_name="domain_id", max_length=100, help_text="the domain id")
-    modality = django_filters.CharFilter(max_length=16)
+    status = django_filters.ChoiceFilter(choices=SynthesizedTask.Status.choices, empty_label="any")
+    seed = django_filters.ChoiceFilter(field_name="seed__name", choices=seed_choices, empty_label="any",
+                                       help_text="the seed's name")
+    domain = django_filters.ChoiceFilter(field_name="domain_id", choices=domain_choices, empty_label="any",
+                                         help_text="the domain id")
+    modality = django_filters.ChoiceFilter(choices=modality_choices, empty_label="any")
     task_type = django_filters.ChoiceFilter(
         choices=[(name, name) for name in ("binary", "multiclass", "regression")])
     difficulty = django_filters.ChoiceFilter(choices=SynthesizedTask.Difficulty.choices)
-    rule_family = django_filters.CharFilter(
-        method="filter_rule_family", max_length=100, help_text="reviewers only; ignored for other roles")
+    # Free text to the filter (any value is ignored for non-reviewers, never a 400 that would confirm a name), a
+    # select of the engine's families on the page.
+    rule_family = django_filters.CharFilter(method="filter_rule_family", max_length=100, widget=rule_family_select(),
+                                            help_text="reviewers only; ignored for other roles")
     assignee = name_filter("assigned_to__username", "the assigned reviewer's username")
     task_set = name_filter("task_sets__name", "the name of a task set holding the task")
     run = IdFilter(field_name="run_id", help_text="the synthesis run's id")

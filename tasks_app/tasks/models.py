@@ -11,12 +11,13 @@ from tasks_app.synthesis.models import SynthesisRun
 
 class SynthesizedTask(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft"
-        PENDING_REVIEW = "pending_review"
-        APPROVED = "approved"
-        REJECTED = "rejected"
+        # The labels are the one way pages spell a status (studio's `status_word` filter), lower case as in a badge.
+        DRAFT = "draft", "draft"
+        PENDING_REVIEW = "pending_review", "pending review"
+        APPROVED = "approved", "approved"
+        REJECTED = "rejected", "rejected"
         NEEDS_CHANGES = "needs_changes", "changes requested"  # back to pending review when reopened
-        RETIRED = "retired"  # withdrawn by a reviewer after approval: kept with its history, out of new task sets
+        RETIRED = "retired", "retired"  # withdrawn by a reviewer after approval: kept with its history, out of new task sets
 
     class Difficulty(models.TextChoices):
         # From the calibration ladder's headroom (tasks_app.review.difficulty): how much of the oracle's lead over

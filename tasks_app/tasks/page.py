@@ -6,8 +6,12 @@ changes under the same hash, so the cache never goes stale.
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 from django.core.cache import cache
+
+from sandmle.synth.noise import describe_recipe
 
 from tasks_app.tasks import bundle_files, charts, regenerate
 from tasks_app.tasks.dna import dna_comparison, task_dna
@@ -60,7 +64,8 @@ def task_presentation(*, task, include_private: bool) -> dict:
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
         "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
         # The rule stage names the hidden rule family and the columns it reads: reviewers only.
-        "synthesis_log": [entry for entry in task.log or [] if include_private or entry.get("stage") != "rule"],
+        "synthesis_log": [readable_log_entry(entry) for entry in task.log or []
+                          if include_private or entry.get("stage") != "rule"],
         "rollout_stats": rollout_stats_by_task(task_ids=[task.pk]).get(task.pk),
         "previous_version": previous,
         "version_number": regenerate.version_number(task),
@@ -76,3 +81,15 @@ def _degenerate_scores(task) -> list:
     from training_app.audits.selectors import degenerate_scores
 
     return degenerate_scores(task_id=task.task_id)
+
+
+def readable_log_entry(entry: dict) -> dict:
+    """A synthesis log line as the page shows it: tasks made before the engine worded its noise recipe logged it as
+    JSON ("recipe {...}", with escapes such as \\u00b3); those read as the engine words them now."""
+    message = str(entry.get("message", ""))
+    if entry.get("stage") == "noise" and message.startswith("recipe {"):
+        try:
+            return entry | {"message": "recipe: " + describe_recipe(json.loads(message.removeprefix("recipe ")))}
+        except (ValueError, TypeError, KeyError, AttributeError):  # not a recipe after all: shown as stored
+            return entry
+    return entry

@@ -21,19 +21,25 @@ from tasks_app.review.views import review_panel_context
 from tasks_app.shared.views import form_errors_from
 from tasks_app.tasks import bundle_files, regenerate, selectors
 from tasks_app.tasks import page as task_page
+from tasks_app.tasks.filters import TaskFilter
 from tasks_app.tasks.rollout_stats import attach_rollout_stats
 
 
 @role_required(Role.VIEWER)
 @bad_page_is_400
 def task_list(request):
-    # The rule family is hidden from viewers: filtering by it would let them ask for each family by name.
-    keys = ("status", "seed", "modality", "rule_family") if has_role(request.user, Role.REVIEWER) else (
-        "status", "seed", "modality")
-    filters = {key: request.GET.get(key, "") for key in keys}
-    page = paginate(request, selectors.task_list_rows(**filters))
+    # The API's filter, so the page offers the same choices; the rule family is ignored for viewers (filtering by it
+    # would let them ask for each family by name) and the page shows it to reviewers only.
+    filterset, status, filter_errors = TaskFilter(data=request.GET, queryset=selectors.task_list_rows(),
+                                                  request=request), 200, {}
+    if not filterset.is_valid():
+        # The unfiltered list, the 400, and each bad filter named above it (as the review queue does).
+        status, filter_errors = 400, dict(filterset.errors)
+        filterset = TaskFilter(data={}, queryset=selectors.task_list_rows(), request=request)
+    page = paginate(request, filterset.qs)
     return render(request, "tasks/tasks/task_list.html", {"tasks": attach_rollout_stats(page), "page": page,
-                                                    "filters": filters, "statuses": SynthesizedTask.Status.values})
+                                                          "filterset": filterset, "filter_errors": filter_errors},
+                  status=status)
 
 
 @role_required(Role.VIEWER)

@@ -24,6 +24,21 @@ def shots(tmp_path):
     return save
 
 
+# Pairs of the selected elements whose boxes intersect (an element and one inside it are not a pair).
+OVERLAPS = """selector => {
+  const nodes = [...document.querySelectorAll(selector)];
+  const pairs = [];
+  nodes.forEach((a, i) => nodes.slice(i + 1).forEach(b => {
+    if (a.contains(b) || b.contains(a)) { return; }
+    const p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+    if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1) {
+      pairs.push([a.textContent.trim(), b.textContent.trim()]);
+    }
+  }));
+  return pairs;
+}"""
+
+
 def test_reviewer_sees_charts_and_rule_viewer_sees_neither_rule(login, live_server, stored_tasks, shots, browser):
     from tasks_app.tasks import bundle_files
 
@@ -43,11 +58,22 @@ def test_reviewer_sees_charts_and_rule_viewer_sees_neither_rule(login, live_serv
     assert page.locator("#data-charts .charts .chart .main-svg").count() >= 4
     rule = bundle_files.read_json(pending.bundle_dir, "private/rule.json")
     assert rule["description"][:30] in page.locator("#rule-words").inner_text()
+    # The ladder's milestone labels, as Chromium lays out their text: none over another, none over the title.
+    assert page.locator("#ladder .annotation").count() >= 3
+    assert page.evaluate(OVERLAPS, "#ladder .annotation-text, #ladder .gtitle") == []
     shots(page, "task-page-reviewer")
     page.click("#flow-nav >> text=Seeds")
     shots(page, "seeds")
     page.click("#flow-nav >> text=Synthesis")
     shots(page, "synthesis-runs")
+
+    # At 1,024 px the navigation holds one line, no link over another, and the page does not scroll sideways.
+    page.set_viewport_size({"width": 1024, "height": 800})
+    page.goto(f"{live_server.url}/")
+    assert page.evaluate(OVERLAPS, ".topbar nav a, .topbar nav button, .flow li") == []
+    assert len({round(box["y"]) for box in page.locator("#flow-nav li").evaluate_all(
+        "items => items.map(item => item.getBoundingClientRect())")}) == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
 
     viewer = browser.new_context().new_page()
     viewer.goto(f"{live_server.url}/login/")

@@ -50,8 +50,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     pending_ids = {t.task_id for t in stored_tasks if t.status == "pending_review"}
     assert set(page.locator("#review-queue tbody a").all_inner_texts()) == pending_ids
     shot(page, "01-queue")
-    page.fill("#queue-filters input[name=domain]", task.domain_id)
-    page.fill("#queue-filters input[name=rule_family]", task.rule_family)
+    page.select_option("#queue-filters select[name=domain]", task.domain_id)
+    page.select_option("#queue-filters select[name=rule_family]", task.rule_family)
     page.select_option("#queue-filters select[name=assignee]", "anyone")
     page.click("#queue-filters button[type=submit]")
     page.wait_for_url(f"**domain={task.domain_id}**")
@@ -118,9 +118,9 @@ def test_reviewer_comments_on_one_trajectory_turn(login_as, live_server, finishe
     page = login_as("reviewer")
     page.goto(f"{live_server.url}/trajectories/{trajectory.id}/")
     # Turn comments are stored from 0 and shown from 1, as the trajectory numbers its turns: #turn-1 is "Turn 2".
-    turn = page.locator("#turn-1")
-    assert turn.locator("h3").inner_text() == "Turn 2"
-    assert page.locator(".turn .muted >> text=/^turn 2 ·/").count() == 1
+    turn = page.locator("#turn-1")  # the comments of turn 2, under the turn itself
+    assert turn.locator("summary").inner_text() == "Comment on turn 2"
+    assert page.locator("#turn-at-1 > .muted >> text=/^turn 2 ·/").count() == 1 and page.locator("#turn-at-1 #turn-1").count() == 1
     turn.locator("summary").click()
     turn.locator("textarea[name=body]").fill("This turn reads the private answers? Check the sandbox log.")
     turn.locator("button[type=submit]").click()

@@ -159,3 +159,12 @@ def test_a_seed_with_gaps_makes_tasks_with_gaps():
     rng = np.random.default_rng(0)
     choice = mutate_domain(dna, rng=rng, seed_names=set(seed.frame.columns))
     assert noise.design_recipe(dna, choice, rng=rng)["missing_mcar"] >= 0.12
+
+
+def test_the_recipe_reads_as_words():
+    recipe = OFF | {"label_noise": 0.061, "missing_mcar": 0.012, "outliers": 0.0012, "distractors": 1,
+                    "distractor_columns": [{"name": "plot_volume", "unit": "m\u00b3"}]}
+    assert noise.describe_recipe(recipe) == ("label noise 6.1%, missing completely at random 1.2%, outliers 0.12%; "
+                                             "1 distractor column: plot_volume (m³)")
+    assert noise.describe_recipe(OFF) == "no noise"
+    assert set(noise.RECIPE_WORDS) == set(noise.NOISE_KINDS) - {"distractors"}  # every kind has its words

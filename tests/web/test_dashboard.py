@@ -18,7 +18,7 @@ def test_dashboard_shows_counts_running_jobs_and_activity(client_for, users, sto
     run = _running_run(users)
     html = client_for("viewer").get("/").content.decode()
     pending = sum(task.status == "pending_review" for task in stored_tasks)
-    assert f'Pending Review</span><span class="num">{pending}</span>' in html
+    assert f'Pending review</span><span class="num">{pending}</span>' in html  # one spelling: the choice's label
     assert f"/jobs/tasks_app.synthesisrun/{run.id}/progress/" in html and "1/3 tasks" in html
     assert f"started synthesis run #{run.id}" in html
 

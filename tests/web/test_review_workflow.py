@@ -120,14 +120,15 @@ def test_turn_comment_thread_and_resolve(finished_batch, users, client_for):
     assert bad.status_code == 400
 
 
-def test_turn_links_to_its_comments_at_the_page_foot_and_back(finished_batch, client_for):
+def test_turn_comments_sit_under_their_own_turn(finished_batch, client_for):
     from django.urls import reverse
 
     trajectory = finished_batch.trajectories.first()
     client = client_for("reviewer")
     client.post(f"/trajectories/{trajectory.id}/turns/0/comments/", {"body": "first turn looks off"})
     html = client.get(reverse("trajectory-detail", args=[trajectory.id])).content.decode()
-    assert 'id="turn-at-0"' in html  # the turn itself is an anchor
     assert '<a class="turn-comment-count" href="#turn-0">1 comment</a>' in html
-    foot = html[html.index('id="turn-comments"'):]
-    assert '<a href="#turn-at-0" title="back to the turn">Turn 1</a>' in foot and "first turn looks off" in foot
+    first, second = html.index('id="turn-at-0"'), html.index('id="turn-at-1"')  # the turns, each an anchor
+    assert first < html.index('id="turn-0"') < html.index("first turn looks off") < second
+    assert second < html.index('id="turn-1"') and "Comment on turn 2" in html[second:]
+    assert 'id="turn-comments"' not in html  # no section apart: every thread is on a turn the record holds

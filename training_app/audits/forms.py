@@ -5,11 +5,13 @@ from __future__ import annotations
 from django import forms
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from training_app.shared.presentation import SCAFFOLD_LABELS
 
 
 class AuditForm(forms.Form):
     task_set = forms.ChoiceField(choices=[])
-    scaffolds = forms.MultipleChoiceField(choices=[(name, name) for name in SCAFFOLDS], initial=list(SCAFFOLDS),
+    scaffolds = forms.MultipleChoiceField(choices=[(name, SCAFFOLD_LABELS.get(name, name)) for name in SCAFFOLDS],
+                                          initial=list(SCAFFOLDS),
                                           widget=forms.CheckboxSelectMultiple,
                                           help_text="attacks on scaffold code play on each; sandbox attacks once")
 

@@ -44,7 +44,7 @@ def transfer_figures(report: dict, metric: str) -> dict:
     """The heatmap and the grouped bars with SEM error bars, as plotly JSON for static/js/figures.js."""
     import plotly.graph_objects as go
 
-    from training_app.runs.figures import TEMPLATE
+    from studio.charts import TEMPLATE
     from training_app.shared.presentation import SCAFFOLD_LABELS
 
     rows = transfer_rows(report, metric)
@@ -54,12 +54,15 @@ def transfer_figures(report: dict, metric: str) -> dict:
         colorscale="Viridis", zmin=0, zmax=1 if metric.endswith("_rate") else None, texttemplate="%{z:.2f}"))
     heatmap.update_layout(title=f"{metric} by policy and scaffold", height=120 + 60 * len(rows),
                           margin={"l": 160, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
+    # One seed has no spread to show: no error bar (None), not a bar of zero; with no cell over two seeds or more,
+    # no error bars at all (plotly still draws an empty cap) and a title that says so.
+    spread = any(cell["n"] > 1 for row in rows for cell in row["cells"])
     bars = go.Figure([go.Bar(name=row["policy"], x=scaffolds, y=[cell["mean"] for cell in row["cells"]],
-                             # One seed has no spread to show: no error bar (None), not a bar of zero.
-                             error_y={"type": "data", "array": [cell["sem"] if cell["n"] > 1 else None
-                                                                for cell in row["cells"]]})
+                             error_y={"type": "data", "visible": spread,
+                                      "array": [cell["sem"] if cell["n"] > 1 else None for cell in row["cells"]]})
                       for row in rows])
-    bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds", height=360,
+    bars.update_layout(barmode="group", title=f"{metric}, mean ± SEM over seeds" if spread else f"{metric} (n=1)",
+                       height=360,
                        margin={"l": 60, "r": 20, "t": 40, "b": 40}, template=TEMPLATE)
     return {"heatmap": json.loads(heatmap.to_json()), "bars": json.loads(bars.to_json())}
 

@@ -7,6 +7,7 @@ import statistics
 
 from django.db.models import QuerySet
 
+from studio.charts import TEMPLATE
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 
@@ -49,7 +50,7 @@ def latency_figures(result: dict) -> dict | None:
     runs = result.get("runs", [])
     if not runs:
         return None
-    layout = dict(height=340, margin=dict(l=60, r=20, t=40, b=40), font=dict(size=11), template="plotly_white")
+    layout = dict(height=340, margin=dict(l=60, r=20, t=40, b=40), template=TEMPLATE)
     steps = go.Figure()
     for size, label, colour, rows in (("full", f"full scale ({result['full_rows']:,} rows)", FULL_COLOUR,
                                        result["full_rows"]),

@@ -10,10 +10,11 @@ from tasks_app.models import SynthesizedTask, TaskSet
 
 class RolloutBatch(Job):
     class Scaffold(models.TextChoices):
-        REACT = "react"
-        AIDE = "aide"
-        AIRA = "aira"
-        MLE_AGENT = "mle_agent"
+        # Labels as the field spells them (papers and their repositories), never Django's "React" / "Mle Agent".
+        REACT = "react", "ReAct"
+        AIDE = "aide", "AIDE"
+        AIRA = "aira", "AIRA"
+        MLE_AGENT = "mle_agent", "MLE-Agent"
 
     class Feedback(models.TextChoices):
         NONE = "none"

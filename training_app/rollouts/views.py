@@ -98,7 +98,13 @@ def trajectory_detail(request, trajectory_id):
     from tasks_app.review.views import turn_comment_context
 
     context |= turn_comment_context(trajectory=trajectory, user=request.user)
-    return render(request, "training/rollouts/trajectory_detail.html", context)
+    # Each turn carries its own threads (shown under it); a thread on a turn the record does not hold is listed apart.
+    threads = dict(context["turn_rows"])
+    for turn in context["turns"]:
+        turn["comment_turn"] = turn["index"] - 1
+        turn["threads"] = threads.pop(turn["index"] - 1, [])
+    context["turn_rows"] = [(turn, rows) for turn, rows in threads.items() if rows]
+    return render(request, "training/rollouts/trajectory_detail.html", context | {"turn_comments": True})
 
 
 @role_required(Role.VIEWER)

@@ -3,8 +3,8 @@ runs' curves overlaid for a comparison; only the keys the metric lines carry are
 
 from __future__ import annotations
 
-# One look for every chart of the studio (the task pages use it too).
-TEMPLATE = "plotly_white"
+from studio.charts import TEMPLATE  # one look for every chart of the studio
+
 # The rollout engine's batching figures (#23); drawn when the lines carry them.
 GENERATION_KEYS = ("generate_calls", "mean_batch_size", "tokens_per_s")
 TIME_KEYS = ("generation_s", "sandbox_s", "wait_s", "update_s")

@@ -12,8 +12,8 @@ class TrainingRun(Job):
     """A GRPO or SFT job on a task set; `config` is the engine's resolved TrainConfig.to_dict(), files in output_dir."""
 
     class Kind(models.TextChoices):
-        GRPO = "grpo"
-        SFT = "sft"
+        GRPO = "grpo", "GRPO"
+        SFT = "sft", "SFT"
 
     name = models.CharField(max_length=200, blank=True, default="")
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.GRPO)

@@ -7,6 +7,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from training_app.rollouts.models import RolloutBatch
+from training_app.runs.models import TrainingRun
+
 MILESTONES = ("median", "bronze", "silver", "gold")
 _FORMATTER = HtmlFormatter(nowrap=False, cssclass="highlight")
 
@@ -49,6 +52,7 @@ def pygments_css() -> str:
     return _FORMATTER.get_style_defs(".highlight")
 
 
-# The field's names for the scaffolds and run kinds, as papers and their repositories spell them.
-SCAFFOLD_LABELS = {"react": "ReAct", "aide": "AIDE", "aira": "AIRA", "mle_agent": "MLE-Agent"}
-KIND_LABELS = {"grpo": "GRPO", "sft": "SFT"}
+# The field's names for the scaffolds and run kinds, as papers and their repositories spell them: the models' choices
+# hold them (forms, filters and the API's schema show the same words); these maps serve values read from JSON.
+SCAFFOLD_LABELS = dict(RolloutBatch.Scaffold.choices)
+KIND_LABELS = dict(TrainingRun.Kind.choices)
