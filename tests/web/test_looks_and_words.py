@@ -197,3 +197,15 @@ def _user(name: str):
 
 def test_the_template_names_resolve_without_a_load_tag():
     assert Template("{{ 0.5|reward }}").render(Context()).endswith(">0.500</span>")
+
+
+def test_a_short_run_gets_one_tick_per_step_and_a_long_one_plotlys_own():
+    """Plotly's automatic ticks on a two-step run fall on halves, which the integer format printed twice."""
+    from training_app.runs.figures import compare_figures, metric_figures
+
+    short = [{"step": step, "reward_mean": 0.5, "loss": 0.1} for step in (1, 2)]
+    long = [{"step": step, "reward_mean": 0.5, "loss": 0.1} for step in range(1, 101)]
+    for figure in (*metric_figures(short).values(), *compare_figures([("a", short), ("b", short)]).values()):
+        assert figure["layout"]["xaxis"]["dtick"] == 1 and figure["layout"]["xaxis"]["tickmode"] == "linear"
+    for figure in (*metric_figures(long).values(), *compare_figures([("a", short), ("b", long)]).values()):
+        assert "dtick" not in figure["layout"]["xaxis"] and figure["layout"]["xaxis"]["tickformat"] == "d"

@@ -3,11 +3,13 @@ folders that hold the bundles' private/ answers."""
 
 from __future__ import annotations
 
+from tests.checkpoint_dirs import checkpoint_dir
 from training_app.runs import services as training_services
 
 
-def test_viewers_see_task_ids_not_bundle_folders(client_for, api_for, users, task_set,
+def test_viewers_see_task_ids_not_bundle_folders(client_for, api_for, users, task_set, settings,
                                                  django_capture_on_commit_callbacks):
+    checkpoint_dir(settings.DATA_DIR)  # models/any: launches check the checkpoint under the model roots
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
                                                     user=users["curator"])

@@ -24,7 +24,7 @@ def test_run_page_charts_the_diagnosis_and_says_when_no_step_had_signal(client_f
     dense_html = viewer.get(f"/training/{dense.id}/").content.decode()
     assert 'id="zero-spread-notice"' not in dense_html and 'data-figure="generation-figure"' in dense_html
     figures = viewer.get(f"/training/{dense.id}/metrics.json").json()["figures"]
-    assert figures["reward"]["layout"]["template"]["layout"]["plot_bgcolor"] == "white"  # one white template
+    assert figures["reward"]["layout"]["template"]["layout"]["plot_bgcolor"] == "#ffffff"  # one white template (studio/charts.py)
 
 
 def test_step_page_shows_each_samples_reward_and_advantage_within_its_group(client_for, two_runs):

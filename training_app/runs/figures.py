@@ -22,10 +22,18 @@ CURVES = (
 )
 
 
-def _layout(title: str, y: str, y_range=None) -> dict:
+# Up to this many steps, one tick per step: plotly's automatic ticks on a short run fall on halves, which the integer
+# format then prints twice ("1 1 2 2"); plotly has no "smallest tick step" setting to ask for instead.
+ONE_TICK_PER_STEP_UP_TO = 12
+
+
+def _layout(title: str, y: str, y_range=None, *, last_step: int = 0) -> dict:
     # Steps are whole numbers: integer ticks, never 1.5.
     yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
-    return {"title": {"text": title}, "xaxis": {"title": {"text": "step"}, "tickformat": "d"}, "yaxis": yaxis,
+    xaxis = {"title": {"text": "step"}, "tickformat": "d"}
+    if last_step <= ONE_TICK_PER_STEP_UP_TO:
+        xaxis |= {"tickmode": "linear", "tick0": 0, "dtick": 1}
+    return {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
             "height": 300, "margin": {"t": 40, "b": 40, "l": 60, "r": 10}, "template": TEMPLATE,
             "legend": {"orientation": "h", "y": -0.25}}
 
@@ -58,17 +66,19 @@ def metric_figures(lines: list[dict]) -> dict:
                      if key == "reward_mean" and _has(lines, "reward_std") else None)
             traces.append(go.Scatter(x=steps, y=[line.get(key) for line in lines], mode="lines+markers",
                                      name=key.replace("_", " "), error_y=error))
-        figures[name] = go.Figure(traces, layout=_layout(title + (" ± std" if name == "reward" else ""), y, y_range))
+        figures[name] = go.Figure(traces, layout=_layout(title + (" ± std" if name == "reward" else ""), y, y_range,
+                                                                   last_step=max(steps, default=0)))
     ends = sorted({end for line in lines for end in (line.get("terminations") or {})})
     if ends:
         figures["terminations"] = go.Figure(
             [go.Bar(x=steps, y=[(line.get("terminations") or {}).get(end, 0) for line in lines], name=end)
-             for end in ends], layout=_layout("How episodes ended", "episodes") | {"barmode": "stack"})
+             for end in ends],
+            layout=_layout("How episodes ended", "episodes", last_step=max(steps)) | {"barmode": "stack"})
     times = [key for key in TIME_KEYS if _has(lines, key)]
     if times:
         figures["timing"] = go.Figure([go.Bar(x=steps, y=[line.get(key) for line in lines],
                                               name=key.removesuffix("_s")) for key in times],
-                                      layout=_layout("Step time split", "seconds") | {"barmode": "stack"})
+                                      layout=_layout("Step time split", "seconds", last_step=max(steps)) | {"barmode": "stack"})
     return {name: _json(figure) for name, figure in figures.items()}
 
 
@@ -82,12 +92,13 @@ def compare_figures(runs: list[tuple[str, list[dict]]]) -> dict:
     import plotly.graph_objects as go
 
     figures = {}
+    last_step = max((line["step"] for _, lines in runs for line in lines), default=0)
     for name, title, y, keys, y_range in CURVES:
         traces = [go.Scatter(x=[line["step"] for line in lines], y=[line.get(key) for line in lines],
                              mode="lines+markers", name=label if len(keys) == 1 else f"{label} · {key}")
                   for key in keys for label, lines in runs if _has(lines, key)]
         if traces:
-            figures[name] = _json(go.Figure(traces, layout=_layout(title, y, y_range)))
+            figures[name] = _json(go.Figure(traces, layout=_layout(title, y, y_range, last_step=last_step)))
     return figures
 
 
