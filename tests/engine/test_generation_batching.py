@@ -245,3 +245,37 @@ def test_rollout_batch_batches_turns_through_the_sandbox(tmp_path, policy):
         sequence = trajectory.sequence
         assert [t for t, bit in zip(sequence["ids"], sequence["mask"]) if bit] == [
             token for record in trajectory.tokens for token in record["completion_ids"]]
+
+
+def test_decoding_reads_grouped_heads_once_and_hands_the_model_back(policy):
+    """Decoding steps run through grouped_sdpa_attention (one pass over each key/value head for its query heads, under
+    the padding mask), which gives transformers' sdpa result; the model keeps sdpa outside sampling (a trainer's)."""
+    import torch
+
+    from sandmle.agents.policies.hf_sampling import GROUPED_SDPA, grouped_query_attention
+
+    model = policy.model
+    seen: list[str] = []
+    hook = model.register_forward_pre_hook(lambda module, args: seen.append(module.config._attn_implementation))
+    try:
+        policy.generate_batch([(conversation(1), SamplingParams(max_tokens=3, seed=1)),
+                               (conversation(4), SamplingParams(max_tokens=3, seed=2))])
+    finally:
+        hook.remove()
+    assert seen and set(seen) == {GROUPED_SDPA} and model.config._attn_implementation == "sdpa"
+
+    prompts = [policy.prompt_ids(conversation(1)), policy.prompt_ids(conversation(4))]
+    width = max(map(len, prompts))
+    ids = torch.tensor([[0] * (width - len(p)) + p for p in prompts])
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        past = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True).past_key_values
+        step = dict(input_ids=torch.tensor([[5], [7]]), attention_mask=torch.cat([mask, torch.ones(2, 1, dtype=torch.long)], 1),
+                    position_ids=positions[:, -1:] + 1)
+        import copy
+
+        expected = model(**step, past_key_values=copy.deepcopy(past)).logits
+        with grouped_query_attention(model):
+            grouped = model(**step, past_key_values=past).logits
+    assert torch.allclose(grouped, expected, atol=1e-5)
