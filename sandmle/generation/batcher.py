@@ -2,9 +2,11 @@
 
 Scaffolds keep calling `policy.generate(messages, sampling=...)` synchronously from their episode's thread; the
 batcher gathers the pending turns of every live episode and makes one `generate_batch` call for them. It flushes when
-every live episode is waiting on generation (nothing more can arrive), when `max_batch` turns wait, or `max_wait_s`
-after the oldest pending turn (so a slow sandbox step in one episode never holds the others back). One backend call
-runs at a time: a local model's forward pass is not thread-safe, and one wide call is what the GPU wants.
+every live episode is waiting on generation (nothing more can arrive), when `max_batch` turns wait, when every episode
+still working is a straggler (past its typical work time: sandmle.generation.pacing), or at the latest `max_wait_s`
+after the oldest pending turn. So one turn of many episodes is one call even when their sandbox steps end spread out,
+and a slow sandbox step never holds the others back. One backend call runs at a time: a local model's forward pass is
+not thread-safe, and one wide call is what the GPU wants.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
+from sandmle.generation.pacing import TurnPacing
 
 DEFAULT_MAX_BATCH = 64
-DEFAULT_MAX_WAIT_S = 0.05
+DEFAULT_MAX_WAIT_S = 10.0  # a bound only: the straggler rule decides how long a turn waits for the others
 
 
 class BatchBackend(Protocol):
@@ -77,6 +80,7 @@ class _Turn:
     messages: list[dict]
     sampling: SamplingParams
     submitted: float
+    episode: int  # the submitting thread: an episode runs on one thread
     reply: PolicyReply | None = None
     error: BaseException | None = None
     done: bool = False
@@ -86,44 +90,56 @@ class TurnBatcher:
     """Gathers turns from episode threads; the waiting thread that finds a batch ready makes the backend call."""
 
     def __init__(self, backend: BatchBackend, *, max_batch: int = DEFAULT_MAX_BATCH,
-                 max_wait_s: float = DEFAULT_MAX_WAIT_S, stats: GenerationStats | None = None) -> None:
+                 max_wait_s: float = DEFAULT_MAX_WAIT_S, stats: GenerationStats | None = None,
+                 pacing: TurnPacing | None = None) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
+        if max_wait_s < 0:
+            raise ValueError("max_wait_s must be at least 0")
         self.backend = backend
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.stats = stats or GenerationStats()
+        self.pacing = pacing or TurnPacing()
         self._cond = threading.Condition()
         self._pending: list[_Turn] = []
         self._live = 0
         self._starting = 0  # announced by expect(), not yet inside episode()
+        self._episodes: set[int] = set()  # threads inside episode()
         self._busy = False
 
     def expect(self, count: int) -> None:
         """Announces `count` episodes about to start, so the first of them does not flush alone before the others
-        have entered episode() (a runner knows how many its threads start at once)."""
+        have entered episode() (a runner knows how many its threads start at once); their setup is timed from now."""
         with self._cond:
             self._live += count
             self._starting += count
+            self.pacing.announce(count, time.monotonic())
 
     @contextlib.contextmanager
     def episode(self) -> Iterator[None]:
         """Marks an episode live for its whole run, so the batcher knows how many turns it may still wait for."""
+        episode = threading.get_ident()
         with self._cond:
             if self._starting:
                 self._starting -= 1  # counted live by expect() already
             else:
                 self._live += 1
+            self._episodes.add(episode)
+            self.pacing.start(episode, time.monotonic())
         try:
             yield
         finally:
             with self._cond:
                 self._live -= 1
+                self._episodes.discard(episode)
+                self.pacing.end(episode)
                 self._cond.notify_all()  # one fewer to wait for: a batch may be ready now
 
     def submit(self, messages: list[dict], sampling: SamplingParams) -> PolicyReply:
-        turn = _Turn(messages=messages, sampling=sampling, submitted=time.monotonic())
+        turn = _Turn(messages=messages, sampling=sampling, submitted=time.monotonic(), episode=threading.get_ident())
         with self._cond:
+            self.pacing.submit(turn.episode, turn.submitted)
             self._pending.append(turn)
             self._cond.notify_all()
         while True:
@@ -143,16 +159,27 @@ class TurnBatcher:
                 if self._busy or not self._pending:
                     self._cond.wait()
                     continue
-                # Turns outside any episode() count as one live episode each (a plain caller never waits for others).
-                expected = max(1, min(self.max_batch, max(self._live, 1)))
-                deadline = self._pending[0].submitted + self.max_wait_s
                 now = time.monotonic()
-                if len(self._pending) >= expected or now >= deadline:
+                deadline = self._flush_at()
+                if now >= deadline:
                     batch, self._pending = self._pending[: self.max_batch], self._pending[self.max_batch:]
                     self._busy = True
                     return batch
                 self._cond.wait(deadline - now)
         return None
+
+    def _flush_at(self) -> float:
+        """When the pending turns go out: now if no more can join (all live episodes wait, or max_batch turns do),
+        else once every episode still working is past its typical work time, and at the latest max_wait_s after
+        the oldest pending turn. Called under the lock."""
+        oldest = self._pending[0].submitted
+        # Turns outside any episode() count as one live episode each (a plain caller never waits for others).
+        if len(self._pending) >= min(self.max_batch, max(self._live, 1)):
+            return oldest
+        expected = self.pacing.wait_until()
+        if expected is None:  # live episodes the pacing does not know (turns from other threads): a short grace
+            expected = oldest + self.pacing.grace_s
+        return min(expected, oldest + self.max_wait_s)
 
     def _run(self, batch: list[_Turn]) -> None:
         started = time.monotonic()
@@ -164,10 +191,13 @@ class TurnBatcher:
                 raise RuntimeError(f"generate_batch answered {len(replies)} turns for {len(batch)}")
         except BaseException as failure:  # every episode of the batch sees the failure as its own error
             error = failure
-        seconds = time.monotonic() - started
-        self.stats.record_call(replies=replies, seconds=seconds, waited_s=sum(started - t.submitted for t in batch))
+        finished = time.monotonic()
+        self.stats.record_call(replies=replies, seconds=finished - started,
+                               waited_s=sum(started - t.submitted for t in batch))
         with self._cond:
             for index, turn in enumerate(batch):
+                if turn.episode in self._episodes:
+                    self.pacing.answer(turn.episode, finished)  # its next sandbox step starts now
                 if error is None:
                     turn.reply = replies[index]
                 else:

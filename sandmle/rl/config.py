@@ -104,8 +104,9 @@ GRPO_FIELDS: list[Field] = [
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
           min=1.0, max=7 * 86400.0),
     Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
-    Field("generation_wait_s", "float", 0.05, "how long a turn waits for other episodes' turns to share its batch "
-          "(a batch goes out at once when every live episode waits)", min=0.0, max=600.0),
+    Field("generation_wait_s", "float", 10.0, "the longest a turn waits for other episodes' turns to share its batch "
+          "(it goes out sooner when every live episode waits, or when those still working are past their usual "
+          "step time)", min=0.0, max=600.0),
     *_shared_tail(),
     Field("eval_every", "int", 10, "evaluate on eval_tasks every this many steps (0: never)", min=0, max=MAX_STEPS),
     Field("eval_samples", "int", 1, "episodes per evaluation task", min=1, max=256),

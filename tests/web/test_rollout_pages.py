@@ -102,3 +102,26 @@ def test_openai_batch_uses_the_deployments_key_variable(users, task_set, setting
     assert {request["_headers"]["authorization"] for request in server.requests} == {"Bearer sk-studio-test"}
     assert batch.summary["valid_rate"] == 1.0
     assert "sk-studio-test" not in json.dumps(list(batch.trajectories.values_list("record", flat=True)))
+
+
+@pytest.mark.torch
+def test_the_batch_page_names_the_engine_its_generation_took(client_for, users, task_set, settings, monkeypatch,
+                                                            django_capture_on_commit_callbacks):
+    """An `hf:` checkpoint's batch says which path generated it (here the batched token loop; `vllm` on a GPU
+    worker with vLLM: tests/engine/test_vllm_engine_policy.py) with its calls and turns per call."""
+    pytest.importorskip("torch")
+    from pathlib import Path
+
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+    monkeypatch.setenv("SANDMLE_HF_ENGINE", "hf")
+    checkpoint = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / "tiny")
+    with django_capture_on_commit_callbacks(execute=False):
+        batch = services.rollout_batch_create(task_set=task_set, scaffold="react", policy=f"hf:{checkpoint}",
+                                              samples=2, concurrency=2, max_turns=1, user=users["curator"])
+    assert services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
+    batch.refresh_from_db()
+    assert batch.state == "succeeded", batch.error
+    assert batch.summary["engine"] == "hf" and batch.summary["mean_batch_size"] > 1.0
+    page = client_for("viewer").get(f"/rollouts/{batch.id}/").content.decode()
+    assert f'<td id="batch-generation">hf: {batch.summary["generate_calls"]} calls' in page

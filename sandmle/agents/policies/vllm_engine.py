@@ -77,7 +77,13 @@ class VLLMEnginePolicy(HFPolicy):
         eos = getattr(config, "eos_token_id", None)
         self._config_eos = {eos} if isinstance(eos, int) else set(eos or [])
         length = min(max_model_len, int(getattr(config, "max_position_embeddings", max_model_len)))
-        self.llm = LLM(model=str(path), max_model_len=length, seed=0)
+        import torch
+
+        # vLLM's CPU build ends the engine on a seeded request whose prompt is prefilled in chunks ("CPU Generator
+        # does not use offset"), and every episode's turn is seeded: on CPU, whole prompts only (as tests/vllm_server).
+        whole_prompts = {} if torch.cuda.is_available() else {"enable_chunked_prefill": False,
+                                                               "max_num_batched_tokens": length}
+        self.llm = LLM(model=str(path), max_model_len=length, seed=0, **whole_prompts)
 
     def _eos_ids(self) -> set[int]:
         ids = set(self._config_eos)

@@ -1,0 +1,79 @@
+"""`hf:PATH` on vLLM's in-process engine (the path a rollout batch or campaign takes on a GPU worker with vLLM; here
+vLLM's CPU build, asked for with SANDMLE_HF_ENGINE=vllm): which engine a checkpoint gets, and a rollout batch through
+it that records vLLM's sampled ids and logprobs and names the engine in its summary."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sandmle.agents import SamplingParams, make_policy
+from sandmle.agents.policies.vllm_engine import choose_engine
+from sandmle.errors import UsageError
+from sandmle.generation import GenerationStats
+from sandmle.rollout import EpisodeConfig, run_batch, summarize
+from tests.engine.rollout_bundles import make_bundle
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+pytestmark = [pytest.mark.torch]
+
+
+def test_choose_engine(tmp_path, monkeypatch):
+    import importlib.util
+
+    import torch
+
+    monkeypatch.delenv("SANDMLE_HF_ENGINE", raising=False)
+    installed = importlib.util.find_spec("vllm") is not None
+    assert choose_engine(tmp_path) == ("vllm" if installed and torch.cuda.is_available() else "hf")
+    assert choose_engine(tmp_path, "hf") == "hf"
+    monkeypatch.setenv("SANDMLE_HF_ENGINE", "hf")
+    assert choose_engine(tmp_path) == "hf"
+    with pytest.raises(UsageError, match="expected one of auto, hf, vllm"):
+        choose_engine(tmp_path, "tensorrt")
+    if installed:
+        assert choose_engine(tmp_path, "vllm") == "vllm"
+    else:
+        with pytest.raises(UsageError, match="not installed"):
+            choose_engine(tmp_path, "vllm")
+    (tmp_path / "adapter_config.json").write_text("{}")  # a LoRA adapter: vLLM loads full checkpoints only
+    monkeypatch.setenv("SANDMLE_HF_ENGINE", "vllm")
+    assert choose_engine(tmp_path) == "hf"
+
+
+@pytest.mark.vllm
+def test_an_hf_checkpoint_runs_a_rollout_batch_on_the_vllm_engine(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("vllm")
+    from transformers import AutoModelForCausalLM
+
+    from sandmle.rl.tiny_model import VLLM_CPU_HEAD_DIM, build_tiny_checkpoint
+
+    checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", head_dim=VLLM_CPU_HEAD_DIM)
+    monkeypatch.setenv("SANDMLE_HF_ENGINE", "vllm")
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "1")
+    policy = make_policy(f"hf:{checkpoint}")
+    assert policy.engine == "vllm"
+    tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
+    stats = GenerationStats()
+    config = EpisodeConfig(max_turns=2, seed=2, sampling=SamplingParams(max_tokens=12))
+    trajectories = run_batch(tasks, scaffold="react", policy_spec=policy, samples=2, concurrency=4, config=config,
+                             stats=stats)
+    summary = summarize(trajectories, stats=stats)
+
+    assert len(trajectories) == 4 and all(t.error is None for t in trajectories), [t.error for t in trajectories]
+    assert summary["engine"] == "vllm"  # the batch page and the campaign report show this
+    replies = sum(len(t.tokens) for t in trajectories)
+    assert summary["generate_calls"] < replies and summary["mean_batch_size"] > 1.0 and summary["tokens_per_s"] > 0
+    model = AutoModelForCausalLM.from_pretrained(str(checkpoint)).eval()
+    for trajectory in trajectories:
+        sequence = trajectory.sequence
+        assert [t for t, bit in zip(sequence["ids"], sequence["mask"]) if bit] == [
+            token for record in trajectory.tokens for token in record["completion_ids"]]
+        record = trajectory.tokens[0]
+        prompt, completion = record["prompt_ids"], record["completion_ids"]
+        with torch.no_grad():  # vLLM's logprobs are the checkpoint's own
+            log_probs = torch.log_softmax(model(input_ids=torch.tensor([prompt + completion])).logits[0], dim=-1)
+        expected = [float(log_probs[len(prompt) + i - 1, token]) for i, token in enumerate(completion)]
+        assert record["logprobs"] == pytest.approx(expected, abs=0.05)
