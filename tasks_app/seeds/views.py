@@ -48,9 +48,10 @@ def seed_list(request):
                 return redirect("seed-detail", name=seed.name)
             except ServiceError as error:
                 form_errors_from(form, error)
-        if kept is not None:
+        if upload is not None:  # a newly chosen file replaces the held one, whatever becomes of it
+            held_uploads.release(user=request.user, token=held_token)
+        if kept is not None and "file" not in form.errors:  # a refused file itself is never held
             if upload is not None:
-                held_uploads.release(user=request.user, token=held_token)
                 held_token = held_uploads.hold(user=request.user, name=kept[0], content=kept[1])
             held = {"token": held_token, "name": kept[0]}
         status = 400
