@@ -6,10 +6,9 @@ from rest_framework import serializers
 
 from accounts.roles import Role, has_role
 
-from tasks_app.models import SynthesisRun
+from tasks_app.models import SynthesisRun, SynthesizedTask
 from sandmle.synth.noise import NOISE_SCALE_MAX
 from sandmle.synth.pipeline import MAX_TRAIN
-from sandmle.synth.targets import DIFFICULTIES
 from tasks_app.synthesis.models import MIN_TRAIN_ROWS, RNG_MAX
 from tasks_app.synthesis.services import synthesis_llm_defaults
 
@@ -36,7 +35,8 @@ class SynthesisRunInput(serializers.Serializer):
     min_headroom = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1,
                                           help_text="target: the least share of the oracle's lead the learned "
                                                     "references recover; tasks below it are rejected")
-    difficulty = serializers.ChoiceField(choices=DIFFICULTIES, required=False, allow_blank=True,
+    # The task model's choices (the engine's bands, sandmle.synth.targets.DIFFICULTIES): one enum in the schema.
+    difficulty = serializers.ChoiceField(choices=SynthesizedTask.Difficulty.choices, required=False, allow_blank=True,
                                          help_text="target: the difficulty (by headroom) a task must have to pass")
 
     def validate(self, data):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tasks_app.models import Seed, SynthesisRun
+from sandmle.synth.targets import DIFFICULTIES, difficulty_of
+from tasks_app.models import Seed, SynthesisRun, SynthesizedTask
+from tasks_app.review.difficulty import task_difficulty
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
 from tasks_app.tasks import regenerate
@@ -68,6 +70,12 @@ def test_a_run_with_controls_makes_tasks_of_that_family_and_size_until_enough_pa
     assert api_for("viewer").get(f"/api/synthesis-runs/{run_id}/").json()["controls"].keys() == {"n_train",
                                                                                               "until_passing"}
     assert api_for("reviewer").get(f"/api/synthesis-runs/{run_id}/").json()["controls"]["rule_family"] == "rule_list"
+
+
+def test_the_studio_labels_difficulty_in_the_engines_bands():
+    assert tuple(SynthesizedTask.Difficulty.values) == DIFFICULTIES
+    assert [task_difficulty(ladder={"baseline": 0.3, "oracle": 0.9, "linear": value}, metric="accuracy")
+            for value in (0.8, 0.6, 0.5)] == [difficulty_of(h) for h in (5 / 6, 0.5, 1 / 3)] == ["easy", "medium", "hard"]
 
 
 def test_the_form_refuses_bad_noise_and_targets_at_their_fields(client_for, iris):
