@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -90,3 +92,23 @@ def test_a_reachable_target_keeps_the_tasks_that_meet_it(tmp_path):
                          families=("rule_list",), attempts=3, difficulty="easy")
     kept = [r for r in results if r.status == "validated"]
     assert kept and all(targets.difficulty_of(r.headroom) == "easy" for r in kept)
+
+
+@pytest.mark.parametrize("flags, words", [(["--noise-scale", "3"], "--noise-scale must be between 0 and 2"),
+                                          (["--min-headroom", "1.5"], "min_headroom 1.5 is outside 0 to 1"),
+                                          (["--difficulty", "brutal"], "difficulty 'brutal' is not one of")])
+def test_the_cli_refuses_bad_controls_in_one_line(tmp_path, flags, words):
+    result = subprocess.run([sys.executable, "-m", "sandmle.cli", "synth", "--seed", "iris", "--out", str(tmp_path),
+                             *flags], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and words in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_the_cli_passes_the_controls_on(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "sandmle.cli", "synth", "--seed", "iris", "--rng", "3", "--out",
+                             str(tmp_path), "--noise-scale", "0.5", "--difficulty", "easy"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.splitlines()[-1])
+    spec = json.loads((tmp_path / summary["id"] / "task.json").read_text())["spec"]
+    assert spec["noise"]["scale"] == 0.5
+    assert summary["status"] == "rejected" or targets.difficulty_of(summary["headroom"]) == "easy"
