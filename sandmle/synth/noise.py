@@ -1,8 +1,8 @@
 """Noise injection: the realistic mess laid over clean generated data — label noise, missing values (MCAR and MAR),
 outliers, inconsistent categorical spelling, duplicate training rows, distractor columns and unit shifts.
 
-`design_recipe` draws an intensity for each kind (0 turns a kind off) and names the distractor columns; the recipe is
-part of the TaskSpec. `inject_noise` applies it with its own rng, identically to train and test rows (duplicates
+`design_recipe` draws an intensity for each kind (0 turns a kind off), scaled by the curator's noise strength, and
+names the distractor columns; the recipe (with its scale) is part of the TaskSpec. `inject_noise` applies it with its own rng, identically to train and test rows (duplicates
 excepted: they are a training-set defect), so it never opens a train/test shift. Hidden rules and the calibration
 oracle read the clean frame; noise only bounds the oracle through the label noise.
 """
@@ -67,8 +67,22 @@ def glitch_share(recipe: dict) -> float:
     return round(recipe.get("outliers", 0.0) + recipe.get("unit_shift", 0.0), 4)
 
 
-def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str] = frozenset()) -> dict:
-    """The noise recipe of a task: an intensity per kind (0 = off) and the distractor columns' names and units."""
+NOISE_SCALE_MAX = 2.0  # the most a curator may multiply the drawn intensities by
+# The most any intensity reaches however it is scaled: more would bury the rule (labels, missing values) or break a
+# stage's assumption (duplicates overwrite other training rows, so they stay well under half of them).
+NOISE_CAPS = {"label_noise": 0.2, "missing_mcar": 0.4, "missing_mar": 0.4, "outliers": 0.03, "category_spelling": 0.4,
+              "duplicates": 0.2, "unit_shift": 0.15}
+MAX_DISTRACTORS = 6
+
+
+def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str] = frozenset(),
+                  scale: float = 1.0) -> dict:
+    """The noise recipe of a task: an intensity per kind (0 = off) and the distractor columns' names and units.
+
+    scale multiplies every drawn intensity and the distractor count (0: a clean task; capped by NOISE_CAPS); the
+    draws themselves do not depend on it, so scale 1 is the unscaled recipe and other scales are recorded in it."""
+    if not 0 <= scale <= NOISE_SCALE_MAX:
+        raise ValueError(f"noise scale {scale} is outside 0 to {NOISE_SCALE_MAX}")
     tabular = dna.modality != "image"  # pixel grids get label noise only; the image generator adds its own
 
     def maybe(chance: float, low: float, high: float, digits: int = 3) -> float:
@@ -81,8 +95,13 @@ def design_recipe(dna, choice, *, rng: np.random.Generator, seed_names: set[str]
               "outliers": maybe(0.7, 0.0, 0.01, 4), "category_spelling": maybe(0.7, 0.05, 0.2),
               "duplicates": maybe(0.5, 0.02, 0.08), "unit_shift": maybe(0.4, 0.02, 0.06)}
     count = int(rng.integers(0, 4)) if tabular else 0
+    if scale != 1.0:  # untouched at 1, so the recipes (and task ids) of unscaled runs stay what they were
+        recipe = {kind: round(min(value * scale, NOISE_CAPS[kind]), 4) for kind, value in recipe.items()}
+        count = min(int(round(count * scale)), MAX_DISTRACTORS)
     recipe["distractors"] = count
     recipe["distractor_columns"] = _distractor_columns(choice, count, set(seed_names), rng) if count else []
+    if scale != 1.0:
+        recipe["scale"] = float(scale)
     return recipe
 
 
@@ -94,7 +113,7 @@ RECIPE_WORDS = {"label_noise": "label noise", "missing_mcar": "missing completel
 
 def describe_recipe(recipe: dict) -> str:
     """The recipe as a reader wants it: "label noise 6.1%, missing completely at random 1.2%; 2 distractor columns:
-    soil_ph (pH), leaf_area_index (m²/m²)", or "no noise"; kinds at 0 are left out."""
+    soil_ph (pH), leaf_area_index (m²/m²)", or "no noise"; kinds at 0 are left out, a scale other than 1 is named."""
     parts = [f"{words} {float(recipe[key]) * 100:.3g}%" for key, words in RECIPE_WORDS.items() if recipe.get(key)]
     text = ", ".join(parts)
     columns = recipe.get("distractor_columns") or []
@@ -102,7 +121,10 @@ def describe_recipe(recipe: dict) -> str:
         named = ", ".join(f"{column['name']} ({column['unit']})" if column.get("unit") else str(column["name"])
                           for column in columns)
         text += ("; " if text else "") + f"{len(columns)} distractor column{'s' if len(columns) != 1 else ''}: {named}"
-    return text or "no noise"
+    text = text or "no noise"
+    if "scale" in recipe:  # a curator's noise strength other than 1
+        text += f" (noise strength {float(recipe['scale']):g}×)"
+    return text
 
 
 @dataclass

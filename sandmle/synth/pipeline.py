@@ -17,7 +17,7 @@ from PIL import Image
 from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
-from sandmle.synth import calibrate, noise, plausibility, rules
+from sandmle.synth import calibrate, noise, plausibility, rules, targets
 from sandmle.synth.domains import DomainChoice, mutate_domain
 from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
@@ -273,8 +273,10 @@ def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dic
 
 
 def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: int, log: list, n_train: int | None = None,
-              n_test: int = 400, families: tuple[str, ...] | None = None, domain_stage=None, rule_stage=None) -> TaskSpec:
-    """Decide a task: domain, hidden rule (of one of `families`, default all that fit the DNA), noise recipe, sizes.
+              n_test: int = 400, families: tuple[str, ...] | None = None, domain_stage=None, rule_stage=None,
+              noise_scale: float = 1.0) -> TaskSpec:
+    """Decide a task: domain, hidden rule (of one of `families`, default all that fit the DNA), noise recipe (its
+    intensities times noise_scale), sizes.
 
     domain_stage and rule_stage replace the procedural domain mutation and rule design (see llm_stages)."""
     rng = np.random.default_rng([rng_seed, 0])
@@ -295,7 +297,7 @@ def make_spec(dna: TaskDNA, *, seed_name: str, seed_names: set[str], rng_seed: i
     if "n_classes" in rule:
         choice.label_names = choice.label_names[: rule["n_classes"]]
     log.append({"stage": "rule", "message": f"{rule['family']} over {', '.join(rule['features'])}"})
-    recipe = noise.design_recipe(dna, choice, rng=rng, seed_names=seed_names)
+    recipe = noise.design_recipe(dna, choice, rng=rng, seed_names=seed_names, scale=noise_scale)
     log.append({"stage": "noise", "message": "recipe: " + noise.describe_recipe(recipe)})
     return TaskSpec(seed_name=seed_name, dna=dna.to_dict() | {}, domain=choice.to_dict(), rule=rule, noise=recipe,
                     n_train=n_train, n_test=n_test, rng_seed=rng_seed, metric=dna.metric)
@@ -307,15 +309,22 @@ def _spec_dna(spec_dna: dict) -> dict:
 
 def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=None, attempts: int = 4,
                families: tuple[str, ...] | None = None, start: int = 0, on_result=None,
-               n_train: int | None = None) -> list[SynthesisResult]:
+               n_train: int | None = None, noise_scale: float = 1.0, min_headroom: float | None = None,
+               difficulty: str | None = None) -> list[SynthesisResult]:
     """Make `count` tasks from a seed; each retries with a new rng up to `attempts` times to pass the critic.
 
     families restricts the hidden-rule families drawn from (default: every family that fits the seed); n_train fixes
-    the training rows (default: drawn per task, 50-MAX_TRAIN). Task `index`
+    the training rows (default: drawn per task, 50-MAX_TRAIN); noise_scale multiplies the noise intensities (0: clean
+    tasks, up to noise.NOISE_SCALE_MAX). min_headroom and difficulty are targets (sandmle.synth.targets): a task that
+    passes the critic but misses them is retried like one the critic rejects, and kept rejected, with the target named
+    in its reasons, when no try meets them. Task `index`
     depends only on the seed, rng and index, so a run resumed with `start` (the tasks already kept) makes the rest
     and nothing twice; on_result(index, result) is called as each task is done, so a caller can store it at once.
     Each bundle is built under a staging folder in out_dir and renamed into place only when complete: a worker
     killed, or a disk that fills, midway leaves no half bundle under a task's name."""
+    targets.check_targets(min_headroom=min_headroom, difficulty=difficulty)
+    if not 0 <= noise_scale <= noise.NOISE_SCALE_MAX:
+        raise ValueError(f"noise_scale {noise_scale} is outside 0 to {noise.NOISE_SCALE_MAX}")
     dna = extract_dna(seed)
     seed_names = {str(c) for c in seed.frame.columns} | {str(v) for v in seed.frame[seed.target].unique()[:50]}
     domain_stage, rule_stage = llm_stages(llm)  # both None without an LLM: the procedural stages
@@ -331,9 +340,14 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
                 log: list[dict] = [{"stage": "dna", "message": f"{dna.modality} {dna.task_type}, {dna.n_rows} rows"}]
                 spec = make_spec(dna, seed_name=seed.name, seed_names=seed_names,
                                  rng_seed=stage_seed(rng, index, attempt), log=log, families=families,
-                                 domain_stage=domain_stage, rule_stage=rule_stage, n_train=n_train)
+                                 domain_stage=domain_stage, rule_stage=rule_stage, n_train=n_train,
+                                 noise_scale=noise_scale)
                 spec.dna = _spec_dna(spec.dna)
                 spec, built_dir, ladder, milestones, reasons = _build_and_calibrate(spec, staging, log)
+                lower = get_metric(spec.metric).is_lower_better
+                recovered = calibrate.headroom(ladder, is_lower_better=lower) if ladder else None
+                if not reasons:  # the critic passed it: it must also meet the curator's targets
+                    reasons = targets.target_reasons(recovered, min_headroom=min_headroom, difficulty=difficulty)
                 tried.append({"family": spec.rule["family"], "n_train": spec.n_train, "reasons": reasons})
                 log.append({"stage": "validate", "message": "; ".join(reasons) or "passed"})
                 if reasons and attempt < attempts - 1:
@@ -343,11 +357,9 @@ def synthesize(seed, *, count: int, rng: int, out_dir: Path, llm=None, progress=
                 digest = _finish_bundle(spec, built_dir, ladder, milestones, choice,
                                         TaskDNA.from_dict(spec.dna)) if ladder else ""
                 task_dir = publish_bundle(built_dir, out_dir / spec.task_id)
-                lower = get_metric(spec.metric).is_lower_better
                 result = SynthesisResult(spec.task_id, "rejected" if reasons else "validated", spec, task_dir,
                                          spec.rule["family"], choice.domain_id, milestones, ladder, reasons, log,
-                                         digest, calibrate.headroom(ladder, is_lower_better=lower) if ladder else None,
-                                         tried)
+                                         digest, recovered, tried)
                 results.append(result)
                 break
         finally:

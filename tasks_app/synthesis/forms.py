@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from django import forms
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 
+from sandmle.synth.noise import NOISE_SCALE_MAX
 from sandmle.synth.pipeline import MAX_TRAIN
+from sandmle.synth.targets import DIFFICULTIES, EASY_FROM, MEDIUM_FROM
 from tasks_app.synthesis.models import MIN_TRAIN_ROWS, RNG_MAX
 from tasks_app.synthesis.services import seed_rule_families, synthesis_llm_defaults
 
@@ -21,7 +25,25 @@ class SynthesisRunForm(forms.Form):
                                     help_text="the hidden rule's family; empty: any that fits the seed")
     n_train = forms.IntegerField(min_value=MIN_TRAIN_ROWS, max_value=MAX_TRAIN, required=False, label="training rows",
                                  help_text=f"empty: drawn per task from {MIN_TRAIN_ROWS} to {MAX_TRAIN}")
-    until_passing = forms.BooleanField(required=False, label="keep going until this many tasks pass the critic")
+    noise_scale = forms.FloatField(min_value=0, max_value=NOISE_SCALE_MAX, required=False, initial=1.0,
+                                   label="noise strength", widget=forms.NumberInput(attrs={"step": "0.1"}),
+                                   help_text=f"multiplies each drawn noise intensity: 0 a clean task, 1 the usual, up "
+                                             f"to {NOISE_SCALE_MAX:g}")
+    min_headroom = forms.FloatField(min_value=0, max_value=1, required=False, label="least headroom",
+                                    widget=forms.NumberInput(attrs={"step": "0.05"}),
+                                    help_text="0 to 1: the share of the oracle's lead the learned references must "
+                                              "recover; a task below it is rejected. Empty: any")
+    difficulty = forms.ChoiceField(
+        choices=[("", "any")] + [(name, name) for name in DIFFICULTIES], required=False, label="target difficulty",
+        help_text=f"by headroom: easy from {EASY_FROM}, medium from {MEDIUM_FROM}, hard below; a task of another "
+                  "difficulty is rejected")
+    until_passing = forms.BooleanField(required=False, label="keep going until this many tasks pass the critic "
+                                                             "(and meet the targets)")
+
+    # The launch form in folds: (title, open, fields); the LLM settings stay folded unless they hold an error.
+    GROUPS = (("Tasks", True, ("count", "rng")), ("Engine controls", True, ("rule_family", "n_train", "noise_scale")),
+              ("Targets", True, ("min_headroom", "difficulty", "until_passing")),
+              ("LLM stages (optional)", False, ("llm_url", "llm_model", "llm_key_env")))
 
     def __init__(self, *args, seed, may_choose_rule_family: bool, **kwargs):
         super().__init__(*args, **kwargs)
@@ -32,3 +54,16 @@ class SynthesisRunForm(forms.Form):
             del self.fields["rule_family"]
         for name, value in synthesis_llm_defaults().items():  # read per form: settings may change under tests
             self.fields[name].initial = value
+
+    def as_div(self):
+        # The project's templates, not the form renderer's (which sees only Django's own form templates).
+        return mark_safe(render_to_string("tasks/synthesis/synthesis_run_form.html", {"form": self}))
+
+    def groups(self) -> list[tuple[str, bool, list]]:
+        """(title, open, bound fields) per group; a group holding an error opens so the error shows."""
+        result = []
+        for title, is_open, names in self.GROUPS:
+            fields = [self[name] for name in names if name in self.fields]
+            if fields:
+                result.append((title, is_open or any(field.errors for field in fields), fields))
+        return result

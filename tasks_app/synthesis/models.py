@@ -20,8 +20,9 @@ class SynthesisRun(Job):
     llm_model = models.CharField(max_length=200, blank=True, default="")
     llm_key_env = models.CharField(max_length=100, blank=True, default="")  # "" = settings.SANDMLE_LLM_KEY_ENV
     summary = models.JSONField(default=dict, blank=True)
-    # The curator's engine controls (tasks_app.synthesis.services.SYNTHESIS_CONTROLS): rule_family, n_train,
-    # until_passing; absent ones take the engine's defaults. The rule family is shown to reviewers only.
+    # The curator's engine controls (tasks_app.synthesis.services._check_controls): rule_family, n_train,
+    # until_passing, noise_scale, and the targets min_headroom and difficulty; absent ones take the engine's
+    # defaults. The rule family is shown to reviewers only.
     controls = models.JSONField(default=dict, blank=True)
 
     task_names = ("workers.synthesis.run_synthesis", "workers.synthesis.regenerate_task")

@@ -6,7 +6,8 @@ from rest_framework import serializers
 
 from accounts.roles import Role, has_role
 
-from tasks_app.models import SynthesisRun
+from tasks_app.models import SynthesisRun, SynthesizedTask
+from sandmle.synth.noise import NOISE_SCALE_MAX
 from sandmle.synth.pipeline import MAX_TRAIN
 from tasks_app.synthesis.models import MIN_TRAIN_ROWS, RNG_MAX
 from tasks_app.synthesis.services import synthesis_llm_defaults
@@ -26,7 +27,17 @@ class SynthesisRunInput(serializers.Serializer):
     n_train = serializers.IntegerField(required=False, allow_null=True, min_value=MIN_TRAIN_ROWS, max_value=MAX_TRAIN,
                                        help_text="training rows of each task; null: drawn per task")
     until_passing = serializers.BooleanField(required=False, default=False,
-                                             help_text="keep making tasks until `count` pass the critic")
+                                             help_text="keep making tasks until `count` pass the critic (and meet "
+                                                       "the targets)")
+    noise_scale = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=NOISE_SCALE_MAX,
+                                         help_text="multiplies each drawn noise intensity: 0 clean tasks, 1 (or null) "
+                                                   "the engine's usual noise")
+    min_headroom = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1,
+                                          help_text="target: the least share of the oracle's lead the learned "
+                                                    "references recover; tasks below it are rejected")
+    # The task model's choices (the engine's bands, sandmle.synth.targets.DIFFICULTIES): one enum in the schema.
+    difficulty = serializers.ChoiceField(choices=SynthesizedTask.Difficulty.choices, required=False, allow_blank=True,
+                                         help_text="target: the difficulty (by headroom) a task must have to pass")
 
     def validate(self, data):
         given = {name: data.get(name, "") for name in ("llm_url", "llm_model", "llm_key_env")}
@@ -45,7 +56,8 @@ class SynthesisRunListOutput(serializers.ModelSerializer):
 
 
 class SynthesisRunOutput(SynthesisRunListOutput):
-    controls = serializers.SerializerMethodField(help_text="n_train and until_passing; rule_family for reviewers only")
+    controls = serializers.SerializerMethodField(help_text="n_train, until_passing, noise_scale, min_headroom, difficulty; "
+                                                          "rule_family for reviewers only")
 
     class Meta(SynthesisRunListOutput.Meta):
         fields = SynthesisRunListOutput.Meta.fields + ["summary", "controls"]

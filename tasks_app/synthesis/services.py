@@ -42,9 +42,12 @@ def seed_rule_families(seed: Seed) -> tuple[str, ...]:
     return rules.REGRESSION_FAMILIES if seed.task_type == "regression" else rules.CLASSIFICATION_FAMILIES
 
 
-def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, until_passing: bool) -> dict:
+def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, until_passing: bool,
+                    noise_scale: float | None, min_headroom: float | None, difficulty: str) -> dict:
     """The engine controls of a run as stored; each refusal names its field."""
+    from sandmle.synth.noise import NOISE_SCALE_MAX
     from sandmle.synth.pipeline import MAX_TRAIN
+    from sandmle.synth.targets import DIFFICULTIES
 
     controls: dict = {}
     if rule_family and not has_role(user, Role.REVIEWER):
@@ -62,6 +65,20 @@ def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, 
         controls["n_train"] = n_train
     if until_passing:
         controls["until_passing"] = True
+    if noise_scale is not None:
+        if not 0 <= noise_scale <= NOISE_SCALE_MAX:
+            raise ServiceError(f"use a noise strength from 0 (clean) to {NOISE_SCALE_MAX:g}", field="noise_scale")
+        if noise_scale != 1.0:  # 1 is the engine's own strength
+            controls["noise_scale"] = float(noise_scale)
+    if min_headroom is not None:
+        if not 0 <= min_headroom <= 1:
+            raise ServiceError("use a least headroom from 0 to 1", field="min_headroom")
+        controls["min_headroom"] = float(min_headroom)
+    if difficulty:
+        if difficulty not in DIFFICULTIES:
+            raise ServiceError(f"{difficulty!r} is not a difficulty; expected one of {', '.join(DIFFICULTIES)}",
+                               field="difficulty")
+        controls["difficulty"] = difficulty
     return controls
 
 
@@ -88,13 +105,17 @@ def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> No
 @transaction.atomic
 def synthesis_run_create(
     *, seed: Seed, count: int, rng: int = 0, llm_url: str = "", llm_model: str = "", llm_key_env: str = "", user=None,
-    rule_family: str = "", n_train: int | None = None, until_passing: bool = False,
+    rule_family: str = "", n_train: int | None = None, until_passing: bool = False, noise_scale: float | None = None,
+    min_headroom: float | None = None, difficulty: str = "",
 ) -> SynthesisRun:
     """Queue a synthesis run; with llm_url and llm_model its domain and rule stages ask that endpoint, sending the
     key held in the environment variable llm_key_env (one of settings.SANDMLE_LLM_KEY_ENVS; "" for the default).
 
     rule_family restricts the hidden rule to one family, n_train fixes the training rows, and until_passing keeps
-    making tasks until `count` pass the critic (at most UNTIL_PASSING_TRIES_PER_TASK tries per task asked for)."""
+    making tasks until `count` pass the critic (at most UNTIL_PASSING_TRIES_PER_TASK tries per task asked for).
+    noise_scale multiplies the noise intensities (0: clean tasks; None or 1: the engine's). min_headroom and
+    difficulty are targets: a task that passes the critic but misses them is stored rejected, its reason naming the
+    target, and does not count towards until_passing."""
     if seed.source == Seed.Source.IMPORTED:
         raise ServiceError("imported tasks' placeholder seed holds no data to synthesize from", field="seed")
     if not 1 <= count <= 200:
@@ -103,7 +124,8 @@ def synthesis_run_create(
         raise ServiceError(f"use an rng seed from 0 to {RNG_MAX}", field="rng")
     _check_llm_settings(llm_url=llm_url, llm_model=llm_model, llm_key_env=llm_key_env)
     controls = _check_controls(seed=seed, user=user, rule_family=rule_family, n_train=n_train,
-                               until_passing=until_passing)
+                               until_passing=until_passing, noise_scale=noise_scale, min_headroom=min_headroom,
+                               difficulty=difficulty)
     run = SynthesisRun.objects.create(
         seed=seed, count=count, rng=rng, llm_url=llm_url, llm_model=llm_model,
         llm_key_env=llm_key_env if llm_url else "", created_by=user, controls=controls
@@ -158,7 +180,8 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
         try:
             synthesize(seed_engine_object(seed=run.seed), count=last_index, rng=run.rng, out_dir=out_dir, llm=llm,
                        progress=progress, start=done, on_result=keep, families=families,
-                       n_train=controls.get("n_train"))
+                       n_train=controls.get("n_train"), noise_scale=controls.get("noise_scale", 1.0),
+                       min_headroom=controls.get("min_headroom"), difficulty=controls.get("difficulty"))
         except _Enough:
             pass
         stored = SynthesizedTask.objects.filter(run=run)

@@ -36,9 +36,11 @@ def task_regenerate(*, task: SynthesizedTask, user, rng: int | None = None) -> S
                                                                         summary__regenerates=task.task_id).exists():
         raise ServiceError("this rng already made a version of the task; pick another", field="rng")
     # The run row is public (viewers list and read runs): it names the previous version, never its rule family,
-    # which the worker reads from that version.
+    # which the worker reads from that version. The version's noise strength is no secret: the run lists it.
+    scale = (task.spec.get("noise") or {}).get("scale")
     run = SynthesisRun.objects.create(seed=task.seed, count=1, rng=rng, created_by=user,
-                                      summary={REGENERATES: task.task_id})
+                                      summary={REGENERATES: task.task_id},
+                                      controls={} if scale is None else {"noise_scale": float(scale)})
     enqueue("workers.synthesis.regenerate_task", args=(run.id,), queue=Queue.DEFAULT)
     return run
 
@@ -46,8 +48,8 @@ def task_regenerate(*, task: SynthesizedTask, user, rng: int | None = None) -> S
 def task_regenerate_execute(*, run_id: int, worker: str = "") -> bool:
     """Claim a regeneration run and synthesize its one task; False when another worker has it already.
 
-    Like synthesis_services.synthesis_run_execute, but the engine is asked for the previous version's rule family only
-    and the new task's log says what it replaces.
+    Like synthesis_services.synthesis_run_execute, but the engine is asked for the previous version's rule family only,
+    at its noise strength, and the new task's log says what it replaces.
     """
     from sandmle.synth import synthesize
 
@@ -61,7 +63,8 @@ def task_regenerate_execute(*, run_id: int, worker: str = "") -> bool:
         SynthesisRun.beat(run.id, progress=0.05, message=f"regenerating {previous_id}")
         results = synthesize(seed_services.seed_engine_object(seed=run.seed), count=1, rng=run.rng,
                              out_dir=Path(settings.DATA_DIR) / "bundles" / f"run-{run.id}",
-                             families=(family,) if family else None)
+                             families=(family,) if family else None,
+                             noise_scale=(run.controls or {}).get("noise_scale", 1.0))
         if not SynthesisRun.beat(run.id, progress=0.95, message="storing the new version"):
             SynthesisRun.finish(run.id, state=JobState.CANCELLED)
             return True
