@@ -129,3 +129,27 @@ def review_json(*, is_bug: bool, metric: float | None, lower_is_better: bool | N
     if lower_is_better is not None:
         verdict["lower_is_better"] = lower_is_better
     return json.dumps(verdict)
+
+
+def batched_rollout_on_two_tasks(tmp_path: Path, policy, *, seed: int) -> tuple[list, dict]:
+    """A ReAct rollout batch over two hand-made binary tasks x 2 samples, all four episodes at once, through the real
+    sandbox; checks what every generation path must give (no failed episode, fewer calls than replies, each sequence's
+    mask picking exactly the sampled ids) and returns (trajectories, summary)."""
+    from sandmle.agents import SamplingParams
+    from sandmle.generation import GenerationStats
+    from sandmle.rollout import EpisodeConfig, run_batch, summarize
+
+    tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
+    stats = GenerationStats()
+    config = EpisodeConfig(max_turns=2, seed=seed, sampling=SamplingParams(max_tokens=12))
+    trajectories = run_batch(tasks, scaffold="react", policy_spec=policy, samples=2, concurrency=4, config=config,
+                             stats=stats)
+    summary = summarize(trajectories, stats=stats)
+    assert len(trajectories) == 4 and all(t.error is None for t in trajectories), [t.error for t in trajectories]
+    replies = sum(len(t.tokens) for t in trajectories)
+    assert summary["generate_calls"] < replies and summary["mean_batch_size"] > 1.0
+    for trajectory in trajectories:
+        sequence = trajectory.sequence
+        assert [t for t, bit in zip(sequence["ids"], sequence["mask"]) if bit] == [
+            token for record in trajectory.tokens for token in record["completion_ids"]]
+    return trajectories, summary

@@ -10,9 +10,8 @@ import time
 import pytest
 
 from sandmle.agents import SamplingParams, make_policy
-from sandmle.generation import BatchedPolicy, GenerationStats
-from sandmle.rollout import EpisodeConfig, run_batch, summarize
-from tests.engine.rollout_bundles import make_bundle
+from sandmle.generation import BatchedPolicy
+from tests.engine.rollout_bundles import batched_rollout_on_two_tasks
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 pytestmark = pytest.mark.torch
@@ -229,22 +228,9 @@ def test_pacing_waits_for_usual_work_and_drops_stragglers():
 
 
 def test_rollout_batch_batches_turns_through_the_sandbox(tmp_path, policy):
-    tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
-    stats = GenerationStats()
-    config = EpisodeConfig(max_turns=2, seed=3, sampling=SamplingParams(max_tokens=12))
-    trajectories = run_batch(tasks, scaffold="react", policy_spec=policy, samples=2, concurrency=4, config=config,
-                             stats=stats)
-    summary = summarize(trajectories, stats=stats)
-
-    assert len(trajectories) == 4 and all(t.error is None for t in trajectories), [t.error for t in trajectories]
-    replies = sum(len(t.tokens) for t in trajectories)
-    assert summary["generate_calls"] < replies and summary["mean_batch_size"] > 1.0
+    _, summary = batched_rollout_on_two_tasks(tmp_path, policy, seed=3)
     for key in ("tokens_per_s", "generation_s", "sandbox_s", "wait_s"):
         assert summary[key] >= 0.0
-    for trajectory in trajectories:
-        sequence = trajectory.sequence
-        assert [t for t, bit in zip(sequence["ids"], sequence["mask"]) if bit] == [
-            token for record in trajectory.tokens for token in record["completion_ids"]]
 
 
 def test_decoding_reads_grouped_heads_once_and_hands_the_model_back(policy):

@@ -8,12 +8,10 @@ import os
 
 import pytest
 
-from sandmle.agents import SamplingParams, make_policy
+from sandmle.agents import make_policy
 from sandmle.agents.policies.vllm_engine import choose_engine
 from sandmle.errors import UsageError
-from sandmle.generation import GenerationStats
-from sandmle.rollout import EpisodeConfig, run_batch, summarize
-from tests.engine.rollout_bundles import make_bundle
+from tests.engine.rollout_bundles import batched_rollout_on_two_tasks
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 pytestmark = [pytest.mark.torch]
@@ -55,22 +53,10 @@ def test_an_hf_checkpoint_runs_a_rollout_batch_on_the_vllm_engine(tmp_path, monk
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "1")
     policy = make_policy(f"hf:{checkpoint}")
     assert policy.engine == "vllm"
-    tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
-    stats = GenerationStats()
-    config = EpisodeConfig(max_turns=2, seed=2, sampling=SamplingParams(max_tokens=12))
-    trajectories = run_batch(tasks, scaffold="react", policy_spec=policy, samples=2, concurrency=4, config=config,
-                             stats=stats)
-    summary = summarize(trajectories, stats=stats)
-
-    assert len(trajectories) == 4 and all(t.error is None for t in trajectories), [t.error for t in trajectories]
-    assert summary["engine"] == "vllm"  # the batch page and the campaign report show this
-    replies = sum(len(t.tokens) for t in trajectories)
-    assert summary["generate_calls"] < replies and summary["mean_batch_size"] > 1.0 and summary["tokens_per_s"] > 0
+    trajectories, summary = batched_rollout_on_two_tasks(tmp_path, policy, seed=2)
+    assert summary["engine"] == "vllm" and summary["tokens_per_s"] > 0  # the batch page and the campaign report show it
     model = AutoModelForCausalLM.from_pretrained(str(checkpoint)).eval()
     for trajectory in trajectories:
-        sequence = trajectory.sequence
-        assert [t for t, bit in zip(sequence["ids"], sequence["mask"]) if bit] == [
-            token for record in trajectory.tokens for token in record["completion_ids"]]
         record = trajectory.tokens[0]
         prompt, completion = record["prompt_ids"], record["completion_ids"]
         with torch.no_grad():  # vLLM's logprobs are the checkpoint's own
