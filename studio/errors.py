@@ -9,3 +9,9 @@ class ServiceError(ValueError):
     def __init__(self, message: str, *, field: str = "non_field_errors"):
         super().__init__(message)
         self.field = field
+
+
+def form_errors_from(form, error: ServiceError) -> None:
+    """Shows a service's refusal on a page's form: at the field it names, or at the top when the form has no such
+    field."""
+    form.add_error(error.field if error.field in form.fields else None, str(error))

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import ReviewComment, SynthesizedTask
 from tasks_app.review import selectors as review_selectors
@@ -55,7 +55,7 @@ def review_queue(request):
                 outcome = review_services.review_bulk(task_ids=data["task_ids"], user=request.user,
                                                       action=data["action"], reason=data["reason"], assignee=assignee)
             except ServiceError as error:
-                bulk_form.add_error(error.field if error.field in bulk_form.fields else None, str(error))
+                form_errors_from(bulk_form, error)
             else:
                 done = [task_id for task_id, result in outcome.items() if result == "ok"]
                 messages.success(request, f"{data['action'].replace('_', ' ')}: {len(done)} of {len(outcome)} tasks")

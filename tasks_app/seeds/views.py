@@ -10,11 +10,10 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.seeds import held_uploads, selectors, services
 from tasks_app.seeds.forms import SeedUploadForm
-from tasks_app.shared.views import form_errors_from
 from tasks_app.synthesis import selectors as synthesis_selectors
 from tasks_app.synthesis import services as synthesis_services
 from tasks_app.synthesis.forms import SynthesisRunForm

@@ -10,14 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from tasks_app.models import TaskSet
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from tasks_app.task_archives import services
 from tasks_app.task_archives.forms import ExportForm, ImportForm
 from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport
-
-
-def _field_error(form, error: ServiceError) -> None:
-    form.add_error(error.field if error.field in form.fields else None, str(error))
 
 
 @role_required(Role.REVIEWER)
@@ -33,7 +29,7 @@ def task_set_export(request, name):
                                                          user=request.user)
                 return redirect("task-set-export-detail", export_id=export.id)
             except ServiceError as error:
-                _field_error(form, error)
+                form_errors_from(form, error)
         status = 400
     exports = task_set.exports.select_related("created_by").order_by("-created_at")[:20]
     return render(request, "tasks/task_archives/export.html",
@@ -73,7 +69,7 @@ def task_archive_import_list(request):
                                                           metric=data["metric"], user=request.user)
                 return redirect("task-archive-import-detail", import_id=job.id)
             except ServiceError as error:
-                _field_error(form, error)
+                form_errors_from(form, error)
         status = 400
     imports = TaskArchiveImport.objects.select_related("created_by").order_by("-created_at")[:20]
     return render(request, "tasks/task_archives/import.html", {"form": form, "imports": imports}, status=status)

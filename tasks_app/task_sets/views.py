@@ -9,10 +9,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import TaskSet
-from tasks_app.shared.views import form_errors_from
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
 from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -44,6 +45,9 @@ def test_batch_trajectory_compare_and_export_pages(client_for, finished_batch):
     assert finished_batch.state == "succeeded", finished_batch.error
     page = client.get(f"/rollouts/{finished_batch.id}/")
     assert page.status_code == 200 and b"compare side by side" in page.content
+    # A scripted baseline makes no model tokens: its generation row gives calls, not a tokens-per-second figure.
+    generation = re.search(r'<td id="batch-generation">(.*?)</td>', page.content.decode()).group(1)
+    assert generation.startswith("policy: ") and "tokens/s" not in generation, generation
     trajectory = finished_batch.trajectories.first()
     detail = client.get(f"/trajectories/{trajectory.id}/")
     assert detail.status_code == 200 and b"turn 1" in detail.content and b"dense" in detail.content
@@ -124,4 +128,4 @@ def test_the_batch_page_names_the_engine_its_generation_took(client_for, users, 
     assert batch.state == "succeeded", batch.error
     assert batch.summary["engine"] == "hf" and batch.summary["mean_batch_size"] > 1.0
     page = client_for("viewer").get(f"/rollouts/{batch.id}/").content.decode()
-    assert f'<td id="batch-generation">hf: {batch.summary["generate_calls"]} calls' in page
+    assert f'<td id="batch-generation">hf: {batch.summary["generate_calls"]} calls' in page and " tokens/s;" in page

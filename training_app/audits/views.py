@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.audits import selectors, services
@@ -35,7 +35,7 @@ def audit_list(request):
                                               user=request.user)
                 return redirect("audit-detail", audit_id=audit.id)
             except ServiceError as error:
-                form.add_error(error.field if error.field in form.fields else None, str(error))
+                form_errors_from(form, error)
         status = 400
     page = paginate(request, selectors.audit_list())
     return render(request, "training/audits/audit_list.html", {"audits": page, "page": page, "form": form},

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.campaigns import selectors, services
@@ -40,7 +40,7 @@ def campaign_list(request):
                 campaign = services.campaign_create(task_set=task_set, user=request.user, **fields)
                 return redirect("campaign-detail", campaign_id=campaign.id)
             except ServiceError as error:
-                form.add_error(error.field if error.field in form.fields else None, str(error))
+                form_errors_from(form, error)
         status = 400
     # The report (every cell's metrics) is the heavy JSON of a campaign: the list shows none of it.
     page = paginate(request, selectors.campaign_list().defer("report").order_by("-created_at", "-id"))

@@ -9,7 +9,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.latency import selectors, services
@@ -49,7 +49,7 @@ def _latency_list(request, limit):
                 study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
                 return redirect("latency-detail", study_id=study.id)
             except ServiceError as error:
-                form.add_error(error.field if error.field in form.fields else None, str(error))
+                form_errors_from(form, error)
         status = 400
     page = paginate(request, selectors.latency_study_list().order_by("-created_at", "-id"))
     return render(request, "training/latency/latency_list.html", {"studies": page, "page": page, "form": form},

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import RolloutBatch, Trajectory
@@ -38,7 +38,7 @@ def rollout_batch_list(request):
                 batch = services.rollout_batch_create(task_set=task_set, user=request.user, **fields)
                 return redirect("rollout-batch-detail", batch_id=batch.id)
             except ServiceError as error:
-                form.add_error(error.field if error.field in form.fields else None, str(error))
+                form_errors_from(form, error)
         status = 400
     page = paginate(request, selectors.rollout_batch_list())
     return render(request, "training/rollouts/rollout_batch_list.html", {"batches": page, "page": page, "form": form},

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import TrainingMetric, TrainingRun
@@ -45,7 +45,7 @@ def training_run_list(request):
                     messages.warning(request, f"Launched, but {run.audit_warning}.")
                 return redirect("training-run-detail", run_id=run.id)
             except ServiceError as error:
-                form.add_error(error.field if error.field in form.fields else None, str(error))
+                form_errors_from(form, error)
         status = 400
     runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
     page = paginate(request, runs)
