@@ -9,16 +9,44 @@ from pathlib import Path
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("grpo", help="train a policy with trajectory-wise GRPO on task bundles")
-    parser.add_argument("--config", type=Path, required=True, help="the run's YAML settings")
+    parser.add_argument("--config", type=Path, help="the run's YAML settings")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one setting (repeatable; lora.r=8 sets a nested one)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in output_dir")
+    parser.add_argument("--keys", action="store_true",
+                        help="print the key table (each setting, its default and the reference trainer's value) and exit")
     return parser
 
 
+def key_table() -> str:
+    """Every GRPO setting as a block: key, type, default, range or choices, the reference's value, help."""
+    from sandmle.rl.config import config_fields
+
+    blocks = []
+    for entry in config_fields("grpo"):
+        head = f"{entry['key']}  ({entry['type']}, default {'required' if entry['required'] else entry['default']})"
+        lines = [head]
+        if "choices" in entry:
+            lines.append(f"  choices: {', '.join(entry['choices'])}")
+        if "min" in entry or "max" in entry:
+            low = ("above " if entry.get("min_exclusive") else "") + str(entry.get("min", "-inf"))
+            lines.append(f"  range: {low} .. {entry.get('max', 'inf')}")
+        if "reference" in entry:
+            lines.append(f"  reference: {entry['reference']}")
+        lines.append(f"  {entry['help']}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def run(args: argparse.Namespace) -> int:
+    from sandmle.errors import UsageError
     from sandmle.rl.config import load_train_config
 
+    if args.keys:
+        print(key_table())
+        return 0
+    if args.config is None:
+        raise UsageError("--config FILE.yaml is required (or --keys for the key table)")
     config = load_train_config(args.config, args.overrides, kind="grpo")  # refused here, before torch loads
     from sandmle.rl.grpo import check_paths, train_grpo
 

@@ -50,6 +50,9 @@ class StepReporter(TrainerCallback):
         line = {"step": state.global_step, **self.step_fields(state),
                 "loss": logs.get("loss"), "grad_norm": logs.get("grad_norm"),
                 "learning_rate": logs.get("learning_rate"), "step_s": now - self.step_started}
+        for stat in ("min", "mean", "max"):  # TRL's vLLM importance weights, when the run applies them
+            if f"sampling/importance_sampling_ratio/{stat}" in logs:
+                line[f"importance_ratio_{stat}"] = logs[f"sampling/importance_sampling_ratio/{stat}"]
         line["update_s"] = max(line["step_s"] - line.get("rollout_s", 0.0) - line.get("eval_s", 0.0), 0.0)
         self.step_started = now
         self.last_reported = state.global_step

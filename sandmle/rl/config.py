@@ -16,6 +16,13 @@ SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
 FEEDBACK = ("none", "validate", "score")
 TASK_SAMPLING = ("uniform", "learnability")
 VLLM_MODES = ("colocate", "server")
+# TRL's aggregations of the PPO-clip family (GRPOConfig.loss_type); grpo is the reference's sequence-mean-token-mean.
+LOSS_TYPES = ("grpo", "dapo", "dr_grpo", "bnpo")
+# Importance weights for samples generated elsewhere (vLLM): off, or one of TRL's vllm_importance_sampling_mode values.
+IMPORTANCE_SAMPLING = ("off", "token_truncate", "token_mask", "sequence_truncate", "sequence_mask")
+MASKED_IN_BASELINE = ("reference", "exclude")
+# Where the reference values in the key table come from: SandMLE's released trainer, the authors' rLLM fork on verl.
+REFERENCE = "SandMLE's rLLM/verl recipe"
 # Trackers the trainers report to, each writing under the run's output_dir next to metrics.jsonl
 # (sandmle/rl/trackers.py): TensorBoard event files offline; W&B online or with WANDB_MODE=offline.
 TRACKERS = ("none", "tensorboard", "wandb")
@@ -50,14 +57,18 @@ class Field:
     min: float | None = None
     max: float | None = None
     nullable: bool = False
+    min_exclusive: bool = False  # the value must lie above min, not at it
+    reference: str | None = None  # the reference trainer's value and where it is set, where ours differs or matters
 
     def describe(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"key": self.key, "type": self.type,
                                  "default": None if self.default is REQUIRED else self.default, "help": self.help,
                                  "required": self.default is REQUIRED}
-        for name in ("choices", "min", "max"):
+        for name in ("choices", "min", "max", "reference"):
             if getattr(self, name) is not None:
                 entry[name] = list(self.choices) if name == "choices" else getattr(self, name)
+        if self.min_exclusive:
+            entry["min_exclusive"] = True
         return entry
 
 
@@ -85,24 +96,60 @@ GRPO_FIELDS: list[Field] = [
     Field("scaffold", "choice", "react", "the agent scaffold every episode runs in", choices=SCAFFOLDS),
     Field("reward", "choice", "dense", "the reward scheme, from the grade", choices=REWARD_SCHEMES),
     Field("group_size", "int", 4, "episodes per task per step (G); advantages are normalised within each group",
-          min=2, max=256),
-    Field("tasks_per_step", "int", 16, "task groups per optimizer step", min=1, max=4096),
+          min=2, max=256,
+          reference=f"4 ({REFERENCE})"),
+    Field("tasks_per_step", "int", 16, "task groups per optimizer step", min=1, max=4096,
+          reference=f"16, 64 episodes a step ({REFERENCE})"),
     Field("steps", "int", 100, "optimizer steps", min=1, max=MAX_STEPS),
-    Field("learning_rate", "float", 1e-6, "AdamW learning rate (constant)", min=0.0, max=1.0),
-    Field("clip_low", "float", 0.2, "PPO clip below 1 (epsilon)", min=0.0, max=1.0),
-    Field("clip_high", "float", 0.28, "PPO clip above 1 (DAPO's clip-higher)", min=0.0, max=10.0),
-    Field("kl_coef", "float", 0.0, "KL penalty towards the initial model (0: no reference model)", min=0.0, max=100.0),
-    Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0),
-    Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200),
-    Field("max_response_tokens", "int", 1024, "tokens one reply may sample", min=1, max=MAX_TOKENS),
+    Field("learning_rate", "float", 1e-6, "AdamW learning rate (constant)", min=0.0, max=1.0,
+          reference=f"1e-6 ({REFERENCE})"),
+    Field("clip_low", "float", 0.2, "PPO clip below 1 (epsilon)", min=0.0, max=1.0,
+          reference=f"0.2 ({REFERENCE})"),
+    Field("clip_high", "float", 0.28, "PPO clip above 1 (DAPO's clip-higher)", min=0.0, max=10.0,
+          reference=f"0.28 ({REFERENCE})"),
+    Field("kl_coef", "float", 0.0, "KL penalty towards the initial model (0: no reference model)", min=0.0, max=100.0,
+          reference=f"0, no KL ({REFERENCE})"),
+    Field("weight_decay", "float", 0.01, "AdamW weight decay (decoupled; at lr 1e-6 it moves a weight by 1e-8 a step)",
+          min=0.0, max=1.0, reference=f"0.01 (verl's actor optimizer default, {REFERENCE})"),
+    Field("loss_type", "choice", "grpo",
+          "how token losses become the step's loss (TRL's names): grpo = each trained episode's token mean, averaged "
+          "over the trained episodes (an episode masked whole does not dilute it; every episode weighs the same "
+          "however long); dapo = one token mean over the step (TRL's default: long episodes weigh more); dr_grpo = "
+          "the token sum over episodes x max_response_tokens; bnpo = a token mean per micro-batch",
+          choices=LOSS_TYPES, reference=f"grpo (verl's loss_agg_mode seq-mean-token-mean, {REFERENCE})"),
+    Field("importance_sampling", "choice", "token_truncate",
+          "weights that correct for samples generated elsewhere than the trainer (vLLM; the hf backend samples with "
+          "the trainer's own weights, so none are needed there): off, or TRL's modes. token_truncate (verl's "
+          "truncated importance sampling) weights each token by min(ratio, cap); the sequence modes weigh a whole "
+          "multi-turn episode by the exp of its summed log-prob gaps over thousands of tokens, which zeroes or "
+          "shrinks many episodes", choices=IMPORTANCE_SAMPLING,
+          reference=f"off: old log-probs are recomputed and no weight is applied ({REFERENCE})"),
+    Field("importance_sampling_cap", "float", 2.0, "the largest importance weight (truncate modes) or the ratio "
+          "above which a token or episode is masked (mask modes)", min=1.0, max=1000.0, min_exclusive=True,
+          reference="2 (verl's tis_imp_ratio_cap in its truncated importance sampling examples; TRL's default 3)"),
+    Field("masked_in_baseline", "choice", "reference",
+          "episodes masked from the loss (time budget spent, an error, too many step timeouts, a broken token "
+          "sequence) that still took a turn: reference = they count in their group's mean and spread, as rLLM "
+          "computes them, then get no loss; exclude = they are left out of the group statistics too",
+          choices=MASKED_IN_BASELINE, reference=f"reference ({REFERENCE})"),
+    Field("mask_step_timeout_share", "float", 0.2, "mask an episode from the loss when more than this share of its "
+          "sandbox steps hit the step timeout (1: never)", min=0.0, max=1.0,
+          reference=f"0.2 ({REFERENCE})"),
+    Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0,
+          reference=f"1.0 ({REFERENCE})"),
+    Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200,
+          reference=f"15 ({REFERENCE})"),
+    Field("max_response_tokens", "int", 1024, "tokens one reply may sample (short for a thinking model: raise it "
+          "on a GPU)", min=1, max=MAX_TOKENS, reference=f"longer, sized for Qwen3's thinking ({REFERENCE})"),
     Field("max_episode_tokens", "int", 16384,
           "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1,
           max=MAX_TOKENS),
     Field("context_tokens", "int", 32768, "the scaffold's context window", min=64, max=MAX_TOKENS),
     Field("feedback", "choice", "score", "what the agent may check before answering", choices=FEEDBACK),
-    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1, max=86400.0),
+    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step (ours fits CPU tests and small "
+          "tasks)", min=0.1, max=86400.0, reference=f"300 ({REFERENCE})"),
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
-          min=1.0, max=7 * 86400.0),
+          min=1.0, max=7 * 86400.0, reference=f"1200 ({REFERENCE})"),
     Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
     Field("generation_wait_s", "float", 10.0, "the longest a turn waits for other episodes' turns to share its batch "
           "(it goes out sooner when every live episode waits, or when those still working are past their usual "
@@ -303,6 +350,8 @@ def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
         raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(spec.key, f"expected a finite number, not {_shown(value)}")
+    if spec.min is not None and spec.min_exclusive and value <= spec.min:
+        raise ConfigError(spec.key, f"{_shown(value)} must be above {spec.min}")
     if spec.min is not None and value < spec.min:
         raise ConfigError(spec.key, f"{_shown(value)} is below the minimum {spec.min}")
     if spec.max is not None and value > spec.max:

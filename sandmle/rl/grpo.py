@@ -132,7 +132,9 @@ class GRPORun:
                 for g, index in enumerate(indices):
                     group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
                     samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
-                                              pad_id=self.tokenizer.pad_token_id) for t in group]
+                                              pad_id=self.tokenizer.pad_token_id,
+                                              masked_in_baseline=config.masked_in_baseline,
+                                              mask_step_timeout_share=config.mask_step_timeout_share) for t in group]
                     self.sampler.record(index, [s.reward for s in samples if s.reward is not None])
                     if config.dynamic_sampling and not group_has_spread(samples):
                         held_back.append((index, group, samples))
@@ -242,13 +244,15 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
     options: dict[str, Any] = {}
     if config.use_vllm:
         options.update(use_vllm=True, vllm_mode=config.vllm_mode,
-                       vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization)
+                       vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization,
+                       **importance_sampling_args(config))
         if config.vllm_server_url:
             options["vllm_server_base_url"] = config.vllm_server_url
     return GRPOConfig(
         output_dir=str(config.output_dir), per_device_train_batch_size=micro, gradient_accumulation_steps=accumulation,
         steps_per_generation=accumulation, num_generations=config.group_size, max_steps=config.steps,
-        learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0,
+        learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0,
+        weight_decay=config.weight_decay, loss_type=config.loss_type,
         epsilon=config.clip_low, epsilon_high=config.clip_high, beta=config.kl_coef, temperature=config.temperature,
         max_completion_length=config.max_response_tokens, scale_rewards="group", num_iterations=1,
         save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
@@ -256,6 +260,26 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
         data_seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,
         gradient_checkpointing=config.gradient_checkpointing, shuffle_dataset=False, disable_tqdm=True,
         log_completions=False, remove_unused_columns=False, save_only_model=False, **options)
+
+
+def importance_sampling_args(config: TrainConfig) -> dict[str, Any]:
+    """TRL's vLLM importance-sampling settings for the run's `importance_sampling` and cap (vLLM runs only: the hf
+    backend samples with the trainer's own weights)."""
+    if config.importance_sampling == "off":
+        return {"vllm_importance_sampling_correction": False}
+    return {"vllm_importance_sampling_correction": True, "vllm_importance_sampling_mode": config.importance_sampling,
+            "vllm_importance_sampling_clip_max": config.importance_sampling_cap}
+
+
+def trainer_settings(trainer: Any) -> dict[str, Any]:
+    """What the trainer was built with, read back from it (the run's record and the tests' check of the wiring)."""
+    use_vllm = bool(trainer.use_vllm)
+    correction = use_vllm and bool(trainer.vllm_importance_sampling_correction)
+    return {"loss_type": trainer.loss_type, "weight_decay": trainer.args.weight_decay,
+            "importance_sampling": trainer.vllm_importance_sampling_mode if correction else "off",
+            "importance_sampling_cap": trainer.vllm_importance_sampling_clip_max if correction else None,
+            "epsilon_low": trainer.epsilon_low, "epsilon_high": trainer.epsilon_high, "beta": trainer.beta,
+            "scale_rewards": trainer.scale_rewards, "use_vllm": use_vllm}
 
 
 def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[dict], None] | None = None,
@@ -278,9 +302,8 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     import torch
     from datasets import Dataset
     from transformers import set_seed
-    from trl import GRPOTrainer
-
     from sandmle.rl.callbacks import RunCallback
+    from sandmle.rl.grpo_trainer import SandMLEGRPOTrainer
 
     set_seed(config.seed)
     random.seed(config.seed)
@@ -304,7 +327,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     rows = config.tasks_per_step * int(os.environ.get("WORLD_SIZE", "1"))
     dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(rows)]})
     report_to, tracker_callbacks = tracker_setup(config)
-    trainer = GRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config, report_to=report_to),
+    trainer = SandMLEGRPOTrainer(model=model, reward_funcs=[episode_reward], args=trainer_args(config, report_to=report_to),
                           train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
                           rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
@@ -321,7 +344,8 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     finally:
         run.close()
     return {"steps_done": trainer.state.global_step, "checkpoints": list(run.checkpoints),
-            "output_dir": str(config.output_dir), "stopped": run.stopped, "failures": run.failures().to_dict()}
+            "output_dir": str(config.output_dir), "stopped": run.stopped, "failures": run.failures().to_dict(),
+            "trainer": trainer_settings(trainer)}
 
 
 def checkpoint_step(path: Path) -> int:

@@ -11,7 +11,9 @@ from typing import Any, Callable
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
 from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
 
-# Episodes that ran out of wall-clock time are cut mid-thought: their tokens say nothing about the policy's choices.
+# Episodes that ran out of wall-clock time are cut mid-thought, and an error stopped the policy mid-episode: their
+# tokens say nothing about the policy's choices, so they get no loss. Whether their reward still counts in their
+# group's statistics is the run's `masked_in_baseline` (sandmle.rl.config).
 MASKED_TERMINATIONS = ("time_budget", "error")
 
 EpisodeFn = Callable[..., Trajectory]
@@ -25,36 +27,93 @@ def default_episode(task_dir: Path, *, scaffold: str, policy: Any, config: Episo
 
 @dataclass
 class EpisodeSample:
-    """One episode as GRPO trains on it: completion = everything after the first prompt, env_mask 1 on sampled tokens."""
+    """One episode as GRPO trains on it: completion = everything after the first prompt, env_mask 1 on sampled tokens.
+
+    `reward` is what the episode adds to its group's mean and spread (None: left out of them; TRL then gives it no
+    advantage); `trained` False masks it from the loss whole (env_mask all 0), `mask_reason` says why.
+    """
 
     prompt_ids: list[int]
     completion_ids: list[int]
     env_mask: list[int]
     logprobs: list[float | None]
-    reward: float | None  # None: masked out (TRL then leaves it out of the group baseline and gives it no advantage)
+    reward: float | None
     truncated: bool = False
+    trained: bool = True
+    mask_reason: str | None = None
 
 
-def episode_sample(trajectory: dict, *, reward_scheme: str, max_episode_tokens: int, pad_id: int) -> EpisodeSample:
+def step_timeout_share(trajectory: dict) -> float:
+    """The share of the episode's sandbox steps that hit the step timeout (0 without steps)."""
+    turns = trajectory.get("turns") if isinstance(trajectory.get("turns"), list) else []
+    steps = [turn["step"] for turn in turns if isinstance(turn, dict) and isinstance(turn.get("step"), dict)]
+    return sum(step.get("termination") == "timeout" for step in steps) / len(steps) if steps else 0.0
+
+
+def _reward_entry(trajectory: dict, reward_scheme: str) -> dict | None:
+    rewards = trajectory.get("rewards")
+    entry = rewards.get(reward_scheme) if isinstance(rewards, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def mask_reason(trajectory: dict, *, reward_scheme: str, mask_step_timeout_share: float) -> str | None:
+    """Why the episode must not train (None: it trains): how it ended, too many step timeouts, no reward, no sequence."""
+    if trajectory.get("termination") in MASKED_TERMINATIONS:
+        return str(trajectory["termination"])
+    if _reward_entry(trajectory, reward_scheme) is None:
+        return "no_reward"
+    if step_timeout_share(trajectory) > mask_step_timeout_share:
+        return "step_timeouts"
+    if trajectory.get("sequence") is None:
+        return "no_sequence"
+    return None
+
+
+def baseline_reward(trajectory: dict, *, reward_scheme: str, masked_in_baseline: str = "reference",
+                    mask_step_timeout_share: float = 0.2) -> tuple[float | None, str | None]:
+    """(the reward the episode adds to its group's statistics or None, why it is masked from the loss or None).
+
+    A masked episode that took a turn keeps its reward for the group baseline under `masked_in_baseline=reference`
+    (rLLM computes group statistics over every episode that took steps, then drops the masked ones from the loss);
+    under `exclude` it is left out of the baseline too.
+    """
+    reason = mask_reason(trajectory, reward_scheme=reward_scheme, mask_step_timeout_share=mask_step_timeout_share)
+    entry = _reward_entry(trajectory, reward_scheme)
+    in_baseline = entry is not None and (
+        reason is None or (masked_in_baseline == "reference" and bool(trajectory.get("tokens"))))
+    try:
+        return (float(entry["total"]) if in_baseline else None), reason
+    except (KeyError, TypeError, ValueError):
+        return None, reason or "no_reward"
+
+
+def episode_sample(trajectory: dict, *, reward_scheme: str, max_episode_tokens: int, pad_id: int,
+                   masked_in_baseline: str = "reference", mask_step_timeout_share: float = 0.2) -> EpisodeSample:
     """The trajectory's flattened token sequence, cut to the token budget; rewards from the grade, never from text."""
+    reward, reason = baseline_reward(trajectory, reward_scheme=reward_scheme, masked_in_baseline=masked_in_baseline,
+                                     mask_step_timeout_share=mask_step_timeout_share)
     sequence = trajectory.get("sequence")
-    reward_entry = (trajectory.get("rewards") or {}).get(reward_scheme)
-    masked = trajectory.get("termination") in MASKED_TERMINATIONS or reward_entry is None or sequence is None
     if sequence is None:
         # No single sequence (no reply at all, or a trimmed context broke the token prefix): keep the first reply's
         # tokens for shape only, with every position masked, rather than guess a mask from text.
         records = trajectory.get("tokens") or []
         prompt = list(records[0]["prompt_ids"]) if records else [pad_id]
-        completion = list(records[0]["completion_ids"]) if records else [pad_id]
-        return EpisodeSample(prompt, completion, [0] * len(completion), [None] * len(completion), None)
-    start = sequence["prompt_length"]
-    ids, mask, logprobs = sequence["ids"][start:], sequence["mask"][start:], sequence["logprobs"][start:]
-    truncated = len(ids) > max_episode_tokens
-    ids, mask, logprobs = ids[:max_episode_tokens], mask[:max_episode_tokens], logprobs[:max_episode_tokens]
-    if masked or not any(mask):
+        ids = list(records[0]["completion_ids"]) if records else [pad_id]
+        mask, logprobs, truncated = [0] * len(ids), [None] * len(ids), False
+    else:
+        start = sequence["prompt_length"]
+        prompt = list(sequence["ids"][:start])
+        ids, mask, logprobs = sequence["ids"][start:], sequence["mask"][start:], sequence["logprobs"][start:]
+        truncated = len(ids) > max_episode_tokens
+        ids, mask, logprobs = ids[:max_episode_tokens], mask[:max_episode_tokens], logprobs[:max_episode_tokens]
+        if reason is None and not any(mask):
+            reason = "no_sampled_tokens"  # every token forced or cut off: nothing the policy chose is left to train
+            if masked_in_baseline == "exclude":
+                reward = None
+    if reason is not None:
         mask = [0] * len(mask)
-    reward = None if masked or not any(mask) else float(reward_entry["total"])
-    return EpisodeSample(list(sequence["ids"][:start]), list(ids), list(mask), list(logprobs), reward, truncated)
+    return EpisodeSample(prompt, list(ids), list(mask), list(logprobs), reward, truncated, trained=reason is None,
+                         mask_reason=reason)
 
 
 @dataclass
@@ -111,6 +170,10 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
     for t in rollouts.trajectories:
         terminations[t["termination"]] = terminations.get(t["termination"], 0) + 1
     count = len(rollouts.trajectories) or 1
+    mask_reasons: dict[str, int] = {}
+    for sample in rollouts.samples:
+        if sample.mask_reason is not None:
+            mask_reasons[sample.mask_reason] = mask_reasons.get(sample.mask_reason, 0) + 1
     sandbox_s = sum(turn.get("wall_s") or 0.0 for t in rollouts.trajectories for turn in t.get("turns", [])
                     if turn.get("step") is not None)
     return {
@@ -122,7 +185,8 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
         "mean_turns": statistics.fmean(turns) if turns else 0.0,
         "tokens": sum(sum(s.env_mask) for s in rollouts.samples),
         "sequence_tokens": sum(len(s.prompt_ids) + len(s.completion_ids) for s in rollouts.samples),
-        "masked_episodes": sum(s.reward is None for s in rollouts.samples),
+        "masked_episodes": sum(not s.trained for s in rollouts.samples),
+        "mask_reasons": mask_reasons,
         "truncated_episodes": sum(s.truncated for s in rollouts.samples),
         "terminations": terminations,
         "groups_drawn": rollouts.groups_drawn,

@@ -16,6 +16,10 @@ def test_defaults_are_sandmle_s_recipe():
             config.kl_coef, config.temperature, config.max_turns, config.feedback) == (4, 16, 1e-6, 0.2, 0.28, 0.0,
                                                                                          1.0, 15, "score")
     assert config.lora is None and config.task_sampling == "uniform" and str(config.output_dir) == "out"
+    # The reference trainer's loss, baseline and timeout rule; token-level importance weights for vLLM samples.
+    assert (config.loss_type, config.masked_in_baseline, config.mask_step_timeout_share, config.weight_decay,
+            config.importance_sampling, config.importance_sampling_cap) == ("grpo", "reference", 0.2, 0.01,
+                                                                           "token_truncate", 2.0)
     assert load_train_config(config.to_dict()).to_dict() == config.to_dict()  # a resolved config.yaml loads back
 
 
@@ -31,6 +35,14 @@ def test_defaults_are_sandmle_s_recipe():
     ({"lora": {"rank": 8}}, "lora.rank"),
     ({"clip_high": 0.1}, "clip_high"),
     ({"model": None}, "model"),
+    ({"loss_type": "ppo"}, "loss_type"),
+    ({"importance_sampling": "sequence"}, "importance_sampling"),
+    ({"importance_sampling_cap": 1.0}, "importance_sampling_cap"),
+    ({"importance_sampling_cap": 0.5}, "importance_sampling_cap"),
+    ({"masked_in_baseline": "include"}, "masked_in_baseline"),
+    ({"mask_step_timeout_share": 1.01}, "mask_step_timeout_share"),
+    ({"mask_step_timeout_share": -0.1}, "mask_step_timeout_share"),
+    ({"weight_decay": -0.01}, "weight_decay"),
 ])
 def test_bad_settings_name_their_key(bad, key):
     with pytest.raises(ConfigError) as caught:
@@ -68,3 +80,19 @@ def test_cli_refuses_a_bad_config_with_one_line(tmp_path, capsys):
     assert "temperature: expected a number" in capsys.readouterr().err
     assert main(["grpo", "--config", str(path)]) == 2  # valid settings, but no checkpoint there
     assert "model: checkpoint directory not found" in capsys.readouterr().err
+
+
+def test_the_key_table_cites_the_reference_and_the_cli_prints_it(capsys):
+    fields = {f["key"]: f for f in config_fields("grpo")}
+    for key, value in (("loss_type", "grpo"), ("importance_sampling", "off"), ("masked_in_baseline", "reference"),
+                       ("mask_step_timeout_share", "0.2"), ("weight_decay", "0.01"), ("step_timeout_s", "300"),
+                       ("time_budget_s", "1200"), ("max_response_tokens", "longer")):
+        assert fields[key]["reference"].startswith(value) and "SandMLE's rLLM/verl recipe" in fields[key]["reference"]
+    assert fields["importance_sampling_cap"]["min_exclusive"] and fields["importance_sampling_cap"]["min"] == 1.0
+    assert fields["loss_type"]["choices"] == ["grpo", "dapo", "dr_grpo", "bnpo"]
+    assert main(["grpo", "--keys"]) == 0
+    table = capsys.readouterr().out
+    assert "loss_type  (choice, default grpo)" in table and "range: above 1.0 .. 1000.0" in table
+    assert "reference: 300 (SandMLE's rLLM/verl recipe)" in table
+    assert main(["grpo"]) == 2
+    assert capsys.readouterr().err.strip() == "sandmle grpo: --config FILE.yaml is required (or --keys for the key table)"

@@ -41,16 +41,53 @@ def test_a_long_episode_is_cut_to_the_token_budget_with_its_mask():
     assert sample.reward == 0.8
 
 
-@pytest.mark.parametrize("change", ["time_budget", "error", "no reward", "no sequence"])
-def test_episodes_that_must_not_train_are_masked_whole(change):
+@pytest.mark.parametrize("baseline", ["reference", "exclude"])
+@pytest.mark.parametrize("change", ["time_budget", "error", "no reward", "no sequence", "step timeouts"])
+def test_episodes_that_must_not_train_are_masked_whole(change, baseline):
     trajectory = hand_made(termination=change if change in ("time_budget", "error") else "max_turns")
     if change == "no reward":
         trajectory["rewards"] = {}
     if change == "no sequence":  # a prompt that did not extend the last one: no mask can be trusted
         trajectory["sequence"] = None
-    sample = episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0)
-    assert sample.reward is None and not any(sample.env_mask) and sample.completion_ids
+    if change == "step timeouts":  # 1 of its 4 steps timed out: above the reference's share of 0.2
+        trajectory["turns"] = [{"role": "tool", "step": {"termination": t}} for t in ("ok", "timeout", "ok", "ok")]
+    sample = episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0,
+                            masked_in_baseline=baseline, mask_step_timeout_share=0.2)
+    assert not sample.trained and not any(sample.env_mask) and sample.completion_ids
+    assert sample.mask_reason == {"no reward": "no_reward", "no sequence": "no_sequence",
+                                  "step timeouts": "step_timeouts"}.get(change, change)
     assert len(sample.env_mask) == len(sample.completion_ids) == len(sample.logprobs)
+    # rLLM's rule: an episode that took a turn counts in its group's statistics, then gets no loss.
+    expected = 0.8 if baseline == "reference" and change != "no reward" else None
+    assert sample.reward == expected
+
+
+def test_the_step_timeout_share_masks_only_above_it():
+    trajectory = hand_made()
+    trajectory["turns"] = [{"role": "tool", "step": {"termination": t}} for t in ("ok", "timeout", "ok", "ok", "ok")]
+    assert episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0,
+                          mask_step_timeout_share=0.2).trained  # exactly 0.2 is not more than 0.2
+    assert not episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0,
+                              mask_step_timeout_share=0.1).trained
+    assert episode_sample(trajectory, reward_scheme="dense", max_episode_tokens=100, pad_id=0,
+                          mask_step_timeout_share=1.0).trained
+
+
+def test_a_masked_episode_in_the_baseline_moves_its_groups_advantages_as_the_reference_does():
+    """The issue's group {timeout 0.05, 0.3, 0.8, 0.3}: the 0.3 samples get -0.20 with the timeout in the baseline
+    (the reference) and -0.58 without it, normalised as TRL does (unbiased std + 1e-4)."""
+    import statistics
+
+    group = [hand_made(termination="time_budget")] + [hand_made() for _ in range(3)]
+    for trajectory, reward in zip(group, (0.05, 0.3, 0.8, 0.3)):
+        trajectory["rewards"] = {"dense": {"total": reward}}
+    for baseline, expected in (("reference", -0.20), ("exclude", -0.58)):
+        samples = [episode_sample(t, reward_scheme="dense", max_episode_tokens=100, pad_id=0,
+                                  masked_in_baseline=baseline) for t in group]
+        present = [s.reward for s in samples if s.reward is not None]
+        mean, std = statistics.fmean(present), statistics.stdev(present)
+        assert (samples[1].reward - mean) / (std + 1e-4) == pytest.approx(expected, abs=0.005), baseline
+        assert [s.trained for s in samples] == [False, True, True, True]
 
 
 @pytest.mark.torch

@@ -53,6 +53,14 @@ def test_two_colocate_steps_sync_the_trained_weights_into_vllm(tmp_path):
     lines = []
     result = train_grpo(config, on_step=lines.append, episode_fn=episode)
     assert result["steps_done"] == 2 and [line["step"] for line in lines] == [1, 2]
+    # Token-level truncated importance weights by default, as the trainer applied them: each token's weight is its
+    # trainer/vLLM probability ratio cut at the cap (vLLM samples in bfloat16 here, so the ratios sit near 1).
+    assert {key: result["trainer"][key] for key in ("importance_sampling", "importance_sampling_cap", "loss_type",
+                                                    "use_vllm")} == {"importance_sampling": "token_truncate",
+                                                                     "importance_sampling_cap": 2.0,
+                                                                     "loss_type": "grpo", "use_vllm": True}
+    for line in lines:
+        assert 0.5 < line["importance_ratio_min"] <= line["importance_ratio_mean"] <= line["importance_ratio_max"] <= 2.0
     for line in lines:  # one vLLM call answered all four episodes' turn
         assert line["generate_calls"] == 1 and line["mean_batch_size"] == 4.0 and line["tokens_per_s"] > 0
 

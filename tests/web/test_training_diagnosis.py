@@ -35,7 +35,9 @@ def test_step_page_shows_each_samples_reward_and_advantage_within_its_group(clie
     first, second = response.context["groups"]
     # TRL: (r - mean) / (std + 1e-4), std over the group's unmasked rewards (Bessel's correction, as torch.std).
     assert [round(s["advantage"], 3) for s in first["samples"]] == [-0.707, 0.707] and not first["flat"]
-    assert second["samples"][0]["reward"] is None and second["samples"][0]["advantage"] is None  # masked timeout
+    # A timeout is masked from the loss (no advantage) but, as in the reference trainer, counts in its group's baseline.
+    assert second["samples"][0]["reward"] == 0.5 and second["samples"][0]["advantage"] is None
+    assert second["samples"][0]["masked"] == "time_budget"
     assert second["flat"]
     html = response.content.decode()
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html  # the agent's task id is escaped

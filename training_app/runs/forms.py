@@ -16,7 +16,9 @@ GROUPS = (
     ("Recipe", True, ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold", "feedback",
                       "max_turns", "max_response_tokens", "temperature", "save_every")),
     ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
-                                           "success_threshold", "kl_coef", "clip_low", "clip_high")),
+                                           "success_threshold", "loss_type", "masked_in_baseline",
+                                           "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
+                                           "weight_decay")),
     ("Evaluation", False, ("eval_task_set", "eval_every", "eval_samples")),
     ("Limits and memory", False, ("max_episode_tokens", "context_tokens", "step_timeout_s", "time_budget_s",
                                   "concurrency", "micro_batch_size", "seed", "bf16", "gradient_checkpointing")),
@@ -26,7 +28,8 @@ GROUPS = (
 
 def _setting_field(entry: dict) -> forms.Field:
     # Ranges stay the engine's (load_train_config refuses them with the key named), so the form and the CLI agree.
-    options = {"required": False, "initial": entry["default"], "help_text": entry["help"]}
+    help_text = entry["help"] + (f" · reference: {entry['reference']}" if entry.get("reference") else "")
+    options = {"required": False, "initial": entry["default"], "help_text": help_text}
     if entry["type"] == "choice":
         labels = SCAFFOLD_LABELS if entry["key"] == "scaffold" else {}
         return forms.ChoiceField(choices=[(c, labels.get(c, c)) for c in entry["choices"]], **options)

@@ -25,26 +25,16 @@ def step_trajectory_path(run: TrainingRun, step: int) -> Path:
     return path
 
 
-def _reward(record: dict, scheme: str) -> float | None:
-    from sandmle.rl.rollouts import MASKED_TERMINATIONS
-
-    entry = (record.get("rewards") or {}).get(scheme)
-    if record.get("termination") in MASKED_TERMINATIONS or not isinstance(entry, dict):
-        return None  # masked out of the loss: no reward, no advantage
-    try:
-        return float(entry.get("total"))
-    except (TypeError, ValueError):
-        return None
-
-
 def _total(record: dict, scheme: str):
     entry = (record.get("rewards") or {}).get(scheme)
     return entry.get("total") if isinstance(entry, dict) else None
 
 
-def step_groups(path: Path, *, scheme: str, group_size: int) -> list[dict]:
+def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline: str = "reference",
+                mask_step_timeout_share: float = 0.2) -> list[dict]:
     """The step's episodes in their GRPO groups (by group_id, else runs of group_size), each sample with the reward
-    the trainer used and its advantage: (reward - group mean) / (group std + eps), as TRL computes it.
+    the trainer used for its group's statistics (the engine's rule: sandmle.rl.rollouts.baseline_reward) and, when it
+    trained, its advantage: (reward - group mean) / (group std + eps), as TRL computes it.
 
     Records are agent output: only plain fields are read, and the page escapes every string.
     """
@@ -61,9 +51,13 @@ def step_groups(path: Path, *, scheme: str, group_size: int) -> list[dict]:
     for index, record in enumerate(records):
         key = str(record.get("group_id") or f"chunk-{index // max(group_size, 1)}")
         groups.setdefault(key, []).append(record)
+    from sandmle.rl.rollouts import baseline_reward
+
     result = []
     for number, (group_id, members) in enumerate(groups.items(), start=1):
-        rewards = [_reward(record, scheme) for record in members]
+        judged = [baseline_reward(record, reward_scheme=scheme, masked_in_baseline=masked_in_baseline,
+                                  mask_step_timeout_share=mask_step_timeout_share) for record in members]
+        rewards = [reward for reward, _ in judged]
         present = [reward for reward in rewards if reward is not None]
         mean = statistics.fmean(present) if present else None
         std = statistics.stdev(present) if len(present) > 1 else 0.0
@@ -71,13 +65,14 @@ def step_groups(path: Path, *, scheme: str, group_size: int) -> list[dict]:
             "index": record.get("sample_index", position),
             "task_id": str(record.get("task_id", "")),
             "reward": reward,
-            "advantage": None if reward is None else (reward - mean) / (std + ADVANTAGE_EPS),
+            "masked": reason,
+            "advantage": None if reward is None or reason else (reward - mean) / (std + ADVANTAGE_EPS),
             "dense": _total(record, "dense"), "sparse": _total(record, "sparse"),
             "termination": str(record.get("termination", "")),
             "turns": sum(1 for turn in record.get("turns") or [] if isinstance(turn, dict)
                          and turn.get("role") == "assistant"),
             "score": (record.get("grade") or {}).get("score") if isinstance(record.get("grade"), dict) else None,
-        } for position, (record, reward) in enumerate(zip(members, rewards))]
+        } for position, (record, (reward, reason)) in enumerate(zip(members, judged))]
         result.append({"number": number, "group_id": group_id, "task_id": samples[0]["task_id"] if samples else "",
                        "mean": mean, "std": std, "flat": len(present) < 2 or max(present) - min(present) <= 1e-9,
                        "samples": samples})

@@ -139,11 +139,15 @@ def training_step_groups(request, run_id, step):
     run = _run_or_404(run_id)
     path = selectors.step_trajectory_path(run, step)
     scheme = run.config.get("reward", "dense")
-    groups = selectors.step_groups(path, scheme=scheme, group_size=int(run.config.get("group_size") or 1))
+    # Runs from before these settings existed left masked episodes out and masked no step timeouts.
+    masked_in_baseline = run.config.get("masked_in_baseline", "exclude")
+    groups = selectors.step_groups(path, scheme=scheme, group_size=int(run.config.get("group_size") or 1),
+                                   masked_in_baseline=masked_in_baseline,
+                                   mask_step_timeout_share=float(run.config.get("mask_step_timeout_share", 1.0)))
     steps = list(run.metrics.values_list("step", flat=True))
     position = steps.index(step) if step in steps else -1
     return render(request, "training/runs/training_step.html", {
-        "run": run, "step": step, "groups": groups, "scheme": scheme,
+        "run": run, "step": step, "groups": groups, "scheme": scheme, "masked_in_baseline": masked_in_baseline,
         "flat_groups": sum(group["flat"] for group in groups),
         "previous": steps[position - 1] if position > 0 else None,
         "next": steps[position + 1] if 0 <= position < len(steps) - 1 else None,
