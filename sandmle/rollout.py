@@ -212,7 +212,8 @@ def plain_error(error: BaseException, *, task_dir: Path, workdir: Path) -> str:
 
 
 def _fail(trajectory: Trajectory, error: BaseException, context: Any, *, task_dir: Path, workdir: Path) -> None:
-    """A failed episode keeps its turns and gets reward 0 under every scheme, so its GRPO group still counts it."""
+    """A failed episode keeps its turns and gets reward 0 under every scheme. GRPO masks it from the loss; whether the 0
+    still counts in its group's baseline is the run's `masked_in_baseline` (sandmle.rl.rollouts.baseline_reward)."""
     trajectory.termination = "error"
     earlier = trajectory.error  # the scaffold's own error, when grading what it left failed too
     trajectory.error = plain_error(error, task_dir=task_dir, workdir=workdir)
