@@ -82,3 +82,19 @@ def test_one_step_uses_the_loss_baseline_and_timeout_rule_it_was_given(tmp_path,
     masked = 8 - trained
     assert lines[0]["masked_episodes"] == masked == (2 if share == 1.0 else 4)
     assert lines[0]["mask_reasons"] == ({"time_budget": 2} if share == 1.0 else {"time_budget": 2, "step_timeouts": 2})
+
+
+@pytest.mark.parametrize("mode", ["off", "token_truncate", "token_mask", "sequence_truncate", "sequence_mask"])
+def test_each_importance_sampling_mode_reaches_trl_as_named(tmp_path, mode):
+    """The colocate test trains with the default (token_truncate) through vLLM's CPU build and reads back the ratios;
+    each other mode must reach TRL's GRPOConfig under its own name, with the cap."""
+    pytest.importorskip("vllm")
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.grpo import trainer_args
+
+    config = load_train_config({"model": "m", "tasks": ["t"], "output_dir": str(tmp_path / "run"), "use_vllm": True,
+                                "importance_sampling": mode, "importance_sampling_cap": 4.5, "tasks_per_step": 1})
+    args = trainer_args(config)
+    assert args.vllm_importance_sampling_correction == (mode != "off") and args.loss_type == "grpo"
+    if mode != "off":
+        assert args.vllm_importance_sampling_mode == mode and args.vllm_importance_sampling_clip_max == 4.5
