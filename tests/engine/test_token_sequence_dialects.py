@@ -93,3 +93,22 @@ def test_a_continued_conversation_keeps_the_sampled_ids(checkpoint, task, scaffo
                     assert later["prompt_ids"][: len(expected)] == expected
         if trajectory["sequence"] is not None:
             assert_sequence_is_the_episode(trajectory)
+
+
+def test_a_reply_asked_again_or_shown_trimmed_keeps_its_sampled_ids(checkpoint):
+    from sandmle.agents import make_policy
+    from sandmle.agents.policies import SamplingParams
+
+    policy = make_policy(f"hf:{checkpoint}")
+    asked = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Train a model."}]
+    first, second = (policy.generate(asked, sampling=SamplingParams(max_tokens=12, seed=seed)) for seed in (1, 2))
+    for reply in (first, second):  # two samples of a group share the prompt; each continues its own ids
+        sampled = reply.prompt_ids + reply.completion_ids
+        shown = [{"role": "assistant", "content": f"  {reply.text}\n"}]
+        again = policy.prompt_ids(asked + [{"role": "assistant", "content": reply.text}])
+        trimmed = policy.prompt_ids(asked + [{"role": "assistant", "content": reply.text.strip()},
+                                             {"role": "user", "content": "<tool_response>\nok\n</tool_response>"}])
+        assert again[: len(sampled)] == sampled and len(again) > len(sampled)
+        assert trimmed[: len(sampled)] == sampled and len(trimmed) > len(again)
+        assert policy.prompt_ids(asked + shown)[: len(sampled)] == sampled
+    assert policy.prompt_ids(asked) == first.prompt_ids  # a new conversation is rendered as before
