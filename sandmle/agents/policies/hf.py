@@ -97,10 +97,43 @@ class HFPolicy:
         closes the reply and the new messages are tokenised.
         """
         plain = [{"role": m["role"], "content": m["content"]} for m in messages]
-        for earlier, ids in reversed(self._history):
-            if len(plain) > len(earlier) and plain[: len(earlier)] == earlier:
-                return ids + self._continuation(earlier, plain, ids)
-        return self._render(plain)
+        match = self._continued(plain)
+        if match is None:
+            return self._render(plain)
+        earlier, ids = match
+        # The template renders the reply as sampled, so the new messages are tokenised in their real context.
+        return ids + self._continuation(earlier, earlier + plain[len(earlier):], ids)
+
+    def _continued(self, conversation: list[dict]) -> tuple[list[dict], list[int]] | None:
+        """The (conversation, ids) of the reply this conversation continues, best match first; None for a new one.
+
+        Sampled ids are the truth (verl and rLLM pass token ids in and out): a scaffold may show the reply trimmed
+        (SandMLE's ReAct strips it and cuts it at a <tool_response> the model wrote itself) and may ask again with
+        no new message after it (a reply without a tool call), yet the next prompt must extend prompt + sampled ids,
+        or the episode has no token sequence and GRPO masks it whole. The messages before the reply are compared
+        exactly; a trimmed reply is matched only after an exact one, since a group's samples share their prompt.
+        """
+        def fit(shown: str, sampled: str) -> int | None:
+            """How closely the reply as shown fits the sampled text: 0 exact, 1 stripped, 2 cut; None not at all."""
+            if shown == sampled:
+                return 0
+            if shown.strip() == sampled.strip():
+                return 1
+            return 2 if shown.strip() and sampled.strip().startswith(shown.strip()) else None
+
+        best, best_rank = None, None
+        for recency, (earlier, ids) in enumerate(self._history):
+            if len(earlier) > len(conversation) or conversation[len(earlier) - 1]["role"] != "assistant":
+                continue
+            tier = fit(conversation[len(earlier) - 1]["content"], earlier[-1]["content"])
+            if tier is None or conversation[: len(earlier) - 1] != earlier[:-1]:
+                continue
+            # The latest reply first (continuing an older one would re-render the replies after it from text), then
+            # the closest fit, then the newest entry.
+            rank = (len(earlier), -tier, recency)
+            if best_rank is None or rank > best_rank:
+                best, best_rank = (earlier, ids), rank
+        return best
 
     def _continuation(self, earlier: list[dict], conversation: list[dict], reply_ids: list[int]) -> list[int]:
         """The ids after a sampled reply: the template's end of that turn, the new messages, the generation prompt."""
@@ -116,8 +149,16 @@ class HFPolicy:
         full = self._render_text(conversation, generation_prompt=True)
         if full.startswith(closed):
             return closing + self._encode(full[len(closed):])
+        if len(conversation) == len(earlier):  # the model is asked again with nothing new: only the generation prompt
+            return closing + self._encode(self._generation_prompt())
         # Some templates render earlier replies differently (Qwen3 drops their thinking): render the new turns alone.
         return closing + self._render(conversation[len(earlier):])
+
+    def _generation_prompt(self) -> str:
+        """The text the template adds to open an assistant turn ("<|im_start|>assistant\\n" in ChatML)."""
+        probe = [{"role": "user", "content": "."}]
+        opened = self._render_text(probe, generation_prompt=True)
+        return opened[len(self._render_text(probe, generation_prompt=False)):]
 
     def _render_text(self, messages: list[dict], *, generation_prompt: bool) -> str:
         return self.tokenizer.apply_chat_template(messages, add_generation_prompt=generation_prompt, tokenize=False)
