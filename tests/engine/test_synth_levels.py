@@ -82,3 +82,14 @@ def test_a_successor_the_critic_rejects_returns_its_reasons_and_leaves_nothing(i
     assert made.reasons and all(reason.startswith(("try 1: ", "try 2: ")) for reason in made.reasons)
     assert list((tmp_path / "out").iterdir()) == []  # nothing half-made is left; the parent is untouched
     assert json.loads((parent / "task.json").read_text()) == task
+
+
+def test_a_successor_is_an_ordinary_bundle_the_audit_plays(iris_results, tmp_path):
+    from sandmle.cli import main
+
+    made = successor(iris_results[0].bundle_dir, -1, out_dir=tmp_path / "successors", reason="solved 0 of 4")
+    assert made.status == "validated", made.reasons
+    assert main(["audit", str(made.bundle_dir), "--scaffold", "react", "--attack", "links_submission",
+                 "--out", str(tmp_path / "audit")]) == 0
+    report = json.loads((tmp_path / "audit" / "audit.json").read_text())
+    assert report["passed"] and (tmp_path / "audit" / "episodes" / made.task_id / "react").is_dir()
