@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.rollout import Trajectory, flatten_tokens, token_records
 
@@ -31,3 +33,13 @@ def written_token_episode(task_dir, *, scaffold, policy, config, pool, sample_in
     trajectory.sequence = flatten_tokens(trajectory.tokens)
     trajectory.rewards = {"dense": {"total": hits / max(1, len(reply.completion_ids))}}
     return trajectory
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """The tiny random Qwen3 of the GRPO wiring tests, built once per module (import it as a fixture)."""
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+    return build_tiny_checkpoint(tmp_path_factory.mktemp("rl-tiny") / "checkpoint")

@@ -8,19 +8,10 @@ import os
 
 import pytest
 
-from tests.engine.rl_env import make_dummy_tasks, written_token_episode
+from tests.engine.rl_env import checkpoint, make_dummy_tasks, written_token_episode  # noqa: F401 (a fixture)
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 pytestmark = pytest.mark.torch
-
-
-@pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    torch.set_num_threads(1)
-    from sandmle.rl.tiny_model import build_tiny_checkpoint
-
-    return build_tiny_checkpoint(tmp_path_factory.mktemp("rl-tiny") / "checkpoint")
 
 
 def config_for(tmp_path, checkpoint, **settings):

@@ -9,19 +9,10 @@ import statistics
 
 import pytest
 
-from tests.engine.rl_env import make_dummy_tasks, written_token_episode
+from tests.engine.rl_env import checkpoint, make_dummy_tasks, written_token_episode  # noqa: F401 (a fixture)
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 pytestmark = pytest.mark.torch
-
-
-@pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    torch.set_num_threads(1)
-    from sandmle.rl.tiny_model import build_tiny_checkpoint
-
-    return build_tiny_checkpoint(tmp_path_factory.mktemp("rl-reference") / "checkpoint")
 
 
 def hostile_mix_episode(task_dir, **options):
