@@ -5,9 +5,9 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from sandmle.agents.scaffolds import SCAFFOLDS
 from tasks_app.frontier import selectors
 from tasks_app.frontier.models import SAMPLES_MAX, FrontierRun
+from training_app.models import RolloutBatch
 
 
 class FrontierRunInput(serializers.Serializer):
@@ -16,7 +16,7 @@ class FrontierRunInput(serializers.Serializer):
     samples = serializers.IntegerField(min_value=1, max_value=SAMPLES_MAX, default=4)
     band_low = serializers.FloatField(default=0.2, help_text="tasks solved less often than this get an easier successor")
     band_high = serializers.FloatField(default=0.8, help_text="tasks solved more often than this get a harder successor")
-    scaffold = serializers.ChoiceField(choices=SCAFFOLDS, default="react")
+    scaffold = serializers.ChoiceField(choices=RolloutBatch.Scaffold.choices, default="react")
 
 
 class FrontierRunOutput(serializers.ModelSerializer):
