@@ -129,3 +129,31 @@ def test_a_run_on_the_real_engine_stores_successors_and_the_new_set(api_for, cli
         review_services.task_approve(task=successor, user=users["reviewer"])
         run.refresh_from_db()
         assert run.new_task_set.tasks.filter(task_id=successor.task_id).exists()
+
+
+def test_a_set_with_no_kept_task_is_made_when_the_first_successor_is_approved(task_set, iris_results, users,
+                                                                            client_for):
+    """Every task moved: the run's new set waits for an approved task, then holds the successor in its parent's place."""
+    from tasks_app.frontier.models import FrontierSuccessor
+    from tasks_app.synthesis import services as synthesis_services
+
+    parent = task_set.tasks.order_by("task_id").first()
+    run = FrontierRun.objects.create(task_set=task_set, policy="baseline", created_by=users["curator"],
+                                     state="succeeded", result={"rows": [], "moved": 1, "kept": 0, "failed": 0})
+    result = next(result for result in iris_results if result.task_id == parent.task_id)
+    successor = synthesis_services.synthesized_task_store(
+        run=parent.run, result=type(result)(**{**result.__dict__, "task_id": parent.task_id + "-l1"}))
+    SynthesizedTask.objects.filter(id=successor.id).update(parent=parent, level=1,
+                                                             level_reason="solved 2 of 2 at level 0")
+    FrontierSuccessor.objects.create(run=run, task=successor)
+    page = client_for("viewer").get(f"/frontier-runs/{run.id}/").content.decode()
+    assert f"{task_set.name}-frontier-{run.id}</code> is made when a reviewer approves the first successor" in page
+    successor.refresh_from_db()
+    review_services.task_approve(task=successor, user=users["reviewer"])
+    run.refresh_from_db()
+    assert run.new_task_set.name == f"{task_set.name}-frontier-{run.id}"
+    assert list(run.new_task_set.tasks.values_list("task_id", flat=True)) == [successor.task_id]
+    own_page = client_for("viewer").get(f"/tasks/{successor.task_id}/").content.decode()
+    assert "at level 1: solved 2 of 2 at level 0" in own_page
+    parent_page = client_for("viewer").get(f"/tasks/{parent.task_id}/").content.decode()
+    assert 'id="lineage-successors"' in parent_page and successor.task_id in parent_page
