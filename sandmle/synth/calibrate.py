@@ -157,8 +157,12 @@ def _gap(g: dict[str, float]) -> float:
     return 0.02 * abs(g["oracle"] - g["baseline"]) or 1e-5
 
 
-def milestone_plan(ladder: dict[str, float], *, is_lower_better: bool) -> tuple[dict[str, float], dict[str, str]]:
-    """The thresholds (see the module's rule) and, for each, the reference that set it or the rule that moved it."""
+def milestone_plan(ladder: dict[str, float], *, is_lower_better: bool,
+                   shift: float = 0.0) -> tuple[dict[str, float], dict[str, str]]:
+    """The thresholds (see the module's rule) and, for each, the reference that set it or the rule that moved it.
+
+    `shift` (a difficulty level's milestone spacing, sandmle.synth.levels) then moves median, bronze and silver that
+    share of the way to gold (> 0) or to the baseline (< 0); each moves by the same share, so their order holds."""
     sign = -1.0 if is_lower_better else 1.0
     g = _goodness(ladder, is_lower_better)
     gap = _gap(g)
@@ -182,12 +186,17 @@ def milestone_plan(ladder: dict[str, float], *, is_lower_better: bool) -> tuple[
     silver = min(max(silver, bronze + gap), gold - gap)
     thresholds = {"median": median, "bronze": bronze, "silver": silver, "gold": gold}
     sources = {"median": median_source, "bronze": bronze_source, "silver": silver_source, "gold": gold_source}
+    if shift:
+        for name in ("median", "bronze", "silver"):
+            end = gold if shift > 0 else g["baseline"]
+            thresholds[name] += abs(shift) * (end - thresholds[name])
+            sources[name] += f", moved {abs(shift):g} of the way to {'gold' if shift > 0 else 'the baseline'} (level)"
     easier = {name: math.floor(value * 1e6 + 1e-9) / 1e6 for name, value in thresholds.items()}
     return {name: sign * value + 0.0 for name, value in easier.items()}, sources
 
 
-def milestone_thresholds(ladder: dict[str, float], *, is_lower_better: bool) -> dict[str, float]:
-    return milestone_plan(ladder, is_lower_better=is_lower_better)[0]
+def milestone_thresholds(ladder: dict[str, float], *, is_lower_better: bool, shift: float = 0.0) -> dict[str, float]:
+    return milestone_plan(ladder, is_lower_better=is_lower_better, shift=shift)[0]
 
 
 def headroom(ladder: dict[str, float], *, is_lower_better: bool, references=LEARNED_REFERENCES) -> float:

@@ -17,7 +17,7 @@ from PIL import Image
 from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
 from sandmle.metrics import get_metric
-from sandmle.synth import calibrate, noise, plausibility, rules, targets
+from sandmle.synth import calibrate, levels, noise, plausibility, rules, targets
 from sandmle.synth.domains import DomainChoice, mutate_domain
 from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
@@ -40,9 +40,15 @@ class TaskSpec:
     rng_seed: int
     metric: str
     generator_version: str = GENERATOR_VERSION
+    # A successor's level and the knobs it set (sandmle.synth.levels); None for level 0, and then left out of the
+    # dict, so tasks made before levels keep their ids and bytes.
+    difficulty: dict | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if data["difficulty"] is None:
+            del data["difficulty"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "TaskSpec":
@@ -241,7 +247,8 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
     ladder = calibrate.ladder_scores(x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
                                      oracle_prediction=oracle, metric=spec.metric, task_type=dna.task_type,
                                      labels=label_ids, rng_seed=spec.rng_seed, family=spec.rule["family"])
-    milestones = calibrate.milestone_thresholds(ladder, is_lower_better=metric.is_lower_better)
+    milestones = calibrate.milestone_thresholds(ladder, is_lower_better=metric.is_lower_better,
+                                                shift=levels.milestone_shift(spec.difficulty))
     public = pd.concat([pd.DataFrame({"id": _row_ids(spec, len(noisy))}), noisy.reset_index(drop=True)], axis=1)
     public_test = public.iloc[spec.n_train:][private]
     leaks = calibrate.single_column_scores(public.iloc[: spec.n_train], public_test, y_train, y_test,
@@ -257,7 +264,8 @@ def _calibrate(spec: TaskSpec, task_dir: Path) -> tuple[dict, dict, list[str]]:
 def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dict, choice: DomainChoice, dna: TaskDNA) -> str:
     metric = get_metric(spec.metric)
     classification = dna.task_type != "regression"
-    _, sources = calibrate.milestone_plan(ladder, is_lower_better=metric.is_lower_better)
+    _, sources = calibrate.milestone_plan(ladder, is_lower_better=metric.is_lower_better,
+                                          shift=levels.milestone_shift(spec.difficulty))
     headroom = calibrate.headroom(ladder, is_lower_better=metric.is_lower_better)
     write_json({"metric": spec.metric, "is_lower_better": metric.is_lower_better, "task_type": dna.task_type,
                 "id_column": "id", "target_column": choice.target_name,
