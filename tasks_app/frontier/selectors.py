@@ -8,7 +8,7 @@ from tasks_app.frontier.models import FrontierRun
 from tasks_app.models import SynthesizedTask, TaskSet
 
 # Host paths of bundles (whose private/ holds the answers) never leave the worker's side.
-PATH_KEYS = ("task_dir", "bundle_dir", "out_dir")
+PATH_KEYS = ("task_dir", "bundle_dir", "out_dir", "tasks")
 
 
 def frontier_run_list(*, task_set: TaskSet | None = None) -> QuerySet[FrontierRun]:
@@ -29,11 +29,11 @@ def frontier_table(*, run: FrontierRun) -> list[dict]:
     after; no host paths."""
     rows = [_without_paths(row) | {"successor": _without_paths(row["successor"]) if row.get("successor") else None}
             for row in (run.result or {}).get("rows", [])]
-    successor_ids = [row["successor"]["task_id"] for row in rows if row["successor"]]
+    successor_ids = [row["successor"]["task_id"] for row in rows if (row["successor"] or {}).get("task_id")]
     statuses = dict(SynthesizedTask.objects.filter(task_id__in=successor_ids).values_list("task_id", "status"))
     for row in rows:
         if row["successor"]:
-            row["successor"]["review_status"] = statuses.get(row["successor"]["task_id"], "")
+            row["successor"]["review_status"] = statuses.get(row["successor"].get("task_id"), "")
     return rows
 
 

@@ -31,21 +31,28 @@ class FrontierRunOutput(serializers.ModelSerializer):
 
 
 class FrontierSuccessorOutput(serializers.Serializer):
-    task_id = serializers.CharField()
+    task_id = serializers.CharField(allow_null=True, help_text="null when the critic rejected every try")
+    parent = serializers.CharField()
     level = serializers.IntegerField()
-    status = serializers.CharField(help_text="validated or rejected by the critic")
+    status = serializers.ChoiceField(choices=["validated", "rejected"], help_text="the critic's verdict")
     review_status = serializers.CharField(help_text="the stored task's review status now (validated ones)")
-    reason = serializers.CharField()
-    reasons = serializers.ListField(child=serializers.CharField())
+    reason = serializers.CharField(help_text='why it was made: "solved 2 of 2 at level 0"')
+    reasons = serializers.ListField(child=serializers.CharField(), help_text="why each try was rejected")
+    headroom = serializers.FloatField(allow_null=True)
+    milestones = serializers.DictField(child=serializers.FloatField())
+    attempts = serializers.IntegerField()
+    seconds = serializers.FloatField()
 
 
 class FrontierRowOutput(serializers.Serializer):
     task_id = serializers.CharField()
     level = serializers.IntegerField()
     rate = serializers.FloatField(help_text="the policy's success rate before")
+    samples = serializers.IntegerField(help_text="episodes the rate was measured on")
     action = serializers.ChoiceField(choices=["keep", "harder", "easier"])
+    note = serializers.CharField(help_text="why a task outside the band was kept (already at the table's end)")
     successor = FrontierSuccessorOutput(allow_null=True)
-    rate_after = serializers.FloatField(allow_null=True, help_text="the successor's (or kept task's) rate, measured")
+    rate_after = serializers.FloatField(allow_null=True, help_text="the successor's rate for the same policy")
 
 
 class FrontierRunDetailOutput(FrontierRunOutput):

@@ -100,20 +100,23 @@ def successor_store(*, run: FrontierRun, parent: SynthesizedTask, successor: dic
 
 
 def _store_outcome(*, run: FrontierRun, report) -> None:
-    """The report's successors as tasks, the new set of the kept approved tasks, and the report itself."""
-    tasks_by_dir = {str(Path(task.bundle_dir)): task for task in run.task_set.tasks.all()}
-    tasks_by_id = {task.task_id: task for task in tasks_by_dir.values()}
-    successors = []
+    """The report's successors as tasks, the new set of the kept approved tasks, and the report itself.
+
+    The engine copies each kept task into out_dir to make a complete set on disk; the studio keeps the kept task's
+    own row instead (its reviews, trajectories and other sets stay with it)."""
+    tasks_by_id = {task.task_id: task for task in run.task_set.tasks.all()}
+    successors, kept = [], []
     for row in report.rows:
         successor = row.successor or {}
         parent = tasks_by_id.get(row.task_id)
-        if successor.get("status") == "validated" and parent is not None:
+        if parent is None:
+            continue
+        if successor.get("status") == "validated":
             successors.append(successor_store(run=run, parent=parent, successor=successor))
-    new_dirs = {str(Path(path)) for path in report.task_dirs()}
-    # Kept tasks (and parents whose successor was rejected) stay; only approved ones may join a set.
-    kept = [task for path, task in tasks_by_dir.items() if path in new_dirs and task.status == Status.APPROVED]
+        elif parent.status == Status.APPROVED:  # kept, or its successor was rejected: only approved tasks join a set
+            kept.append(parent)
     approved_successors = [task for task in successors if task.status == Status.APPROVED]  # stored before, approved
-    FrontierRun.objects.filter(id=run.id).update(result=report.to_dict() | {"successor_ids": [t.task_id for t in successors]})
+    FrontierRun.objects.filter(id=run.id).update(result=report.to_dict())
     new_task_set_with(run=run, tasks=kept + approved_successors)
 
 
