@@ -120,10 +120,6 @@ def _store_outcome(*, run: FrontierRun, report) -> None:
     new_task_set_with(run=run, tasks=kept + approved_successors)
 
 
-class _Cancelled(Exception):
-    pass
-
-
 def frontier_run_execute(*, run_id: int, worker: str = "") -> bool:
     """Claim a queued run and re-level its set; the engine works on a thread of its own and reports progress through
     a queue, so every database write happens here, in the job's thread."""
