@@ -233,7 +233,7 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_IMPORTS = ["workers.system", "workers.synthesis", "workers.rollouts", "workers.evaluation", "workers.training",
                   "workers.latency", "workers.task_archives",
-                  "workers.audits"]
+                  "workers.audits", "workers.frontier"]
 # A worker that dies holding a message (SIGKILL, OOM) gives it back only after the visibility timeout; losing the
 # Redis connection must not stop the tasks running meanwhile (their results go to the database, not the broker).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False

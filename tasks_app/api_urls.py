@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from tasks_app.frontier import api as frontier_api
 from tasks_app.review import api as review_api
 from tasks_app.seeds import api as seeds_api
 from tasks_app.synthesis import api as synthesis_api
@@ -47,6 +48,11 @@ urlpatterns = [
     path("tasks/<str:task_id>/audit/", review_api.TaskAuditApi.as_view(), name="api-task-audit"),
     path("tasks/<str:task_id>/threads/", review_api.TaskThreadsApi.as_view(), name="api-task-threads"),
     path("comments/<int:comment_id>/resolve/", review_api.CommentResolveApi.as_view(), name="api-comment-resolve"),
+    # frontier runs: a set re-levelled for a policy
+    path("frontier-runs/", frontier_api.FrontierRunListApi.as_view(), name="api-frontier-run-list"),
+    path("frontier-runs/<int:run_id>/", frontier_api.FrontierRunDetailApi.as_view(), name="api-frontier-run-detail"),
+    path("frontier-runs/<int:run_id>/cancel/", frontier_api.FrontierRunCancelApi.as_view(),
+         name="api-frontier-run-cancel"),
     # task-set archives
     path("task-sets/<str:name>/exports/", task_archives_api.TaskSetExportListApi.as_view(),
          name="api-task-set-exports"),

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from tasks_app.frontier import views as frontier_views
 from tasks_app.review import views as review_views
 from tasks_app.seeds import views as seeds_views
 from tasks_app.synthesis import views as synthesis_views
@@ -36,6 +37,9 @@ urlpatterns = [
     path("task-sets/<str:name>/edit/", task_sets_views.task_set_edit, name="task-set-edit"),
     path("task-sets/<str:name>/clone/", task_sets_views.task_set_clone, name="task-set-clone"),
     path("task-sets/<str:name>/retire/", task_sets_views.task_set_retire, name="task-set-retire"),
+    # frontier runs: a set re-levelled for a policy
+    path("task-sets/<str:name>/frontier/", frontier_views.frontier_launch, name="frontier-launch"),
+    path("frontier-runs/<int:run_id>/", frontier_views.frontier_run_detail, name="frontier-run-detail"),
     # task-set archives: downloads (reviewers and above: the answers travel) and uploads
     path("task-sets/<slug:name>/export/", task_archives_views.task_set_export, name="task-set-export"),
     path("task-set-exports/<int:export_id>/", task_archives_views.task_set_export_detail,

@@ -68,6 +68,7 @@ class TaskAuditEntry(models.Model):
         BULK = "bulk"  # the same, applied to a selection in the queue
         REOPEN = "reopen"  # sent back to review after changes were requested, or withdrawn from approval
         RETIRE = "retire"  # an approved task retired by a reviewer
+        FRONTIER = "frontier"  # stored by a frontier run, as a harder or easier successor of a task
 
     task = models.ForeignKey(SynthesizedTask, on_delete=models.CASCADE, related_name="audit_entries")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,

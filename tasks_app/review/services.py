@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError
+from tasks_app.frontier.joining import successor_approved
 from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
 
 Status = SynthesizedTask.Status
@@ -93,6 +94,8 @@ def review_decide(*, task: SynthesizedTask, user, verdict: str, reason: str, via
     SynthesizedTask.objects.filter(id=task.id, status=Status.PENDING_REVIEW).update(**updates)
     audit_record(task=task, actor=user, from_value=Status.PENDING_REVIEW, to_value=new_status, reason=reason, via=via)
     task.refresh_from_db()
+    if new_status == Status.APPROVED and task.parent_id is not None:
+        successor_approved(task=task)  # a frontier successor joins its run's new set
     return task
 
 

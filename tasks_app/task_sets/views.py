@@ -11,6 +11,8 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
+from tasks_app.frontier import selectors as frontier_selectors
+from tasks_app.frontier.forms import FrontierRunForm
 from tasks_app.models import TaskSet
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
@@ -81,7 +83,9 @@ def _page(request, task_set: TaskSet, *, clone_form=None, status: int = 200):
     tasks = selectors.task_set_task_rows(task_set=task_set)
     context = {"task_set": task_set, "tasks": tasks, "summary": selectors.task_set_summary(tasks=tasks),
                "is_curator": has_role(request.user, Role.CURATOR), "clone_form": clone_form or TaskSetCloneForm(),
-               "is_reviewer": has_role(request.user, Role.REVIEWER), "last_audit": _last_audit(task_set)}
+               "is_reviewer": has_role(request.user, Role.REVIEWER), "last_audit": _last_audit(task_set),
+               "frontier_form": FrontierRunForm(),
+               "frontier_runs": frontier_selectors.frontier_run_list(task_set=task_set)[:5]}
     return render(request, "tasks/task_sets/task_set_detail.html", context, status=status)
 
 

@@ -60,6 +60,11 @@ class SynthesizedTask(models.Model):
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices, blank=True, default="", db_index=True)
     # Approvals count within one round; a reject or a request for changes ends the round (tasks_app.review.services).
     review_round = models.PositiveIntegerField(default=1)
+    # A frontier successor's lineage (tasks_app.frontier): the task it replaces, its level (0 for a root task) and
+    # why it was made ("solved 16 of 16 at level 1"), as the bundle's task.json records it.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="successors")
+    level = models.IntegerField(default=0)
+    level_reason = models.CharField(max_length=300, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -13,6 +13,7 @@ from django.core.cache import cache
 
 from sandmle.synth.noise import describe_recipe
 
+from tasks_app.frontier.selectors import task_lineage
 from tasks_app.tasks import bundle_files, charts, regenerate
 from tasks_app.tasks.dna import dna_comparison, task_dna
 from tasks_app.tasks.rollout_stats import rollout_stats_by_task
@@ -73,6 +74,7 @@ def task_presentation(*, task, include_private: bool) -> dict:
         "newer_versions": regenerate.newer_versions(task),
         "regeneration_runs": regenerate.regenerations_of(task),
         "degenerate_scores": _degenerate_scores(task),
+        "lineage": task_lineage(task=task),
     }
 
 

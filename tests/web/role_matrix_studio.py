@@ -40,12 +40,13 @@ class Studio:
     archive_import: object = None  # a queued import of an uploaded archive
     audit: object = None  # a finished one-attack audit of the task set
     audit_verdict: object = None
+    frontier_run: object = None  # a finished re-level of the task set for the baseline policy
     secrets: list[str] = field(default_factory=list)
 
     def job(self, label: str):
         """The studio's job of the model with this label ('tasks_app.synthesisrun')."""
         jobs = [self.synthesis_run, self.batch, self.campaign, self.training_run, self.latency_study,
-                self.task_set_export, self.archive_import, self.audit]
+                self.task_set_export, self.archive_import, self.audit, self.frontier_run]
         return next(job for job in jobs if job._meta.label_lower == label)
 
 
@@ -178,8 +179,22 @@ def build_studio(*, users, stored_tasks, task_set, batch, iris_results, out_dir:
         audit_verdict=audit.verdicts.order_by("id").first(),
     )
     studio.task_set_export, studio.archive_import = _archives(users=users, task_set=task_set, capture=capture)
+    studio.frontier_run = _frontier_run(users=users, task_set=task_set, capture=capture)
     studio.secrets = _secrets([*stored_tasks, pending, image_task]) + [REVIEWERS_ONLY_NOTE, TURN_NOTE]
     return studio
+
+
+def _frontier_run(*, users, task_set, capture):
+    """A re-level of the task set for the baseline policy, run by the worker's own task function on the engine."""
+    from tasks_app.frontier import services
+    from workers.frontier import run_frontier
+
+    with capture(execute=False):
+        run = services.frontier_run_create(task_set=task_set, user=users["curator"], policy="baseline", samples=1)
+    assert run_frontier(run.id) is True
+    run.refresh_from_db()
+    assert run.state == "succeeded", run.error
+    return run
 
 
 def _archives(*, users, task_set, capture):

@@ -99,6 +99,9 @@ RULES: dict[str, Rule] = {
     # audits: the evidence is the whole episode and any answers a leak reached, so reviewers only
     "audit-list": READ_LAUNCH, "audit-detail": READ_LAUNCH, "audit-evidence": Rule(get=R),
     "api-audit-list": READ_LAUNCH, "api-audit-detail": READ, "api-audit-cancel": CANCEL,
+    # frontier runs: a set re-levelled for a policy
+    "frontier-launch": READ_LAUNCH, "frontier-run-detail": READ,
+    "api-frontier-run-list": READ_LAUNCH, "api-frontier-run-detail": READ, "api-frontier-run-cancel": CANCEL,
 }
 
 
@@ -106,10 +109,15 @@ def _training(route: Route) -> bool:
     return route.route.startswith(("training/", "api/training-runs/"))
 
 
+def _frontier(route: Route) -> bool:
+    return route.route.startswith(("frontier-runs/", "api/frontier-runs/"))
+
+
 # Each URL parameter's sample, by name (a route may need a different object: see VARIANTS).
 PARAMS = {
     "name": lambda s, route: s.task_set.name if "task-sets/" in route.route else s.seed.name,
-    "run_id": lambda s, route: s.training_run.id if _training(route) else s.synthesis_run.id,
+    "run_id": lambda s, route: (s.training_run.id if _training(route) else s.frontier_run.id if _frontier(route)
+                                else s.synthesis_run.id),
     "task_id": lambda s, route: s.pending.task_id,
     "batch_id": lambda s, route: s.batch.id,
     "trajectory_id": lambda s, route: s.trajectory.id,
@@ -259,6 +267,10 @@ BODIES = {
                                                              "seeds": 1, "pipelines": ["linear"]},
     ("api-audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"],
                                                      "attacks": ["submission_bom"]},
+    ("frontier-launch", "post"): lambda s, role, kw: {"policy": "baseline", "samples": 1, "band_low": 0.2,
+                                                      "band_high": 0.8, "scaffold": "react"},
+    ("api-frontier-run-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "policy": "baseline",
+                                                            "samples": 1},
 }
 
 
