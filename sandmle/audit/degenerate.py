@@ -1,20 +1,28 @@
 """Degenerate solutions: what a policy earns without learning anything (the sample submission, a constant, random
 predictions, the training labels by row order, the ids or the row order as the only feature). None may reach a
-medal; one that does marks the task broken (a ladder set too low, or ids or order that leak the target)."""
+medal, nor any milestone tier the audit's reward scheme pays; one that does marks the task broken (a ladder set too
+low, or ids or order that leak the target)."""
 
 from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from sandmle import grading, metrics
+from sandmle.grading import GradeReport
+from sandmle.rewards import compute_reward
 
 DIGITS = re.compile(r"(\d+)(?!.*\d)")
+# The schemes a degenerate outcome is priced under: those that need no judge. Dense (the training default) pays the
+# median tier upward, sparse only gold.
+PRICED_SCHEMES = ("dense", "sparse")
+# The parts every valid submission earns whatever it predicts; the rest of a scheme's reward is its milestone tier.
+UNEARNED_PARTS = ("valid", "format")
 
 
 @dataclass
@@ -28,6 +36,11 @@ class DegenerateResult:
     valid: bool
     medal: bool
     errors: list[str]
+    tier_rewards: dict[str, float] = field(default_factory=dict)
+
+    def pays(self, scheme: str) -> bool:
+        """Whether the scheme pays this outcome anything beyond a valid submission's and the format's parts."""
+        return self.tier_rewards.get(scheme, 0.0) > 1e-9
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -123,8 +136,17 @@ def degenerate_frames(task_dir: Path, *, seed: int = 0) -> dict[str, pd.DataFram
     return frames
 
 
+def tier_rewards(report: GradeReport) -> dict[str, float]:
+    """What each priced scheme pays for the report's milestone tier, beyond the valid and format parts."""
+    paid = {}
+    for scheme in PRICED_SCHEMES:
+        breakdown = compute_reward(scheme, report=report, format_rate=0.0)
+        paid[scheme] = round(sum(value for part, value in breakdown.components.items() if part not in UNEARNED_PARTS), 9)
+    return paid
+
+
 def grade_degenerate(task_dir: Path, *, seed: int = 0) -> list[DegenerateResult]:
-    """Every degenerate solution graded on the private split; `medal` marks the task broken."""
+    """Every degenerate solution graded on the private split, with what each priced scheme pays for its tier."""
     task_dir = Path(task_dir)
     task_id = grading._task_id(task_dir)
     results = []
@@ -135,5 +157,6 @@ def grade_degenerate(task_dir: Path, *, seed: int = 0) -> list[DegenerateResult]
             report = grading.grade_submission(task_dir, path, split="private")
             results.append(DegenerateResult(task_id=task_id, solution=name, score=report.score,
                                             milestone=report.milestone, valid=report.valid_submission,
-                                            medal=report.any_medal, errors=report.errors[:3]))
+                                            medal=report.any_medal, errors=report.errors[:3],
+                                            tier_rewards=tier_rewards(report)))
     return results

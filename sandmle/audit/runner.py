@@ -25,6 +25,7 @@ from sandmle.audit.degenerate import grade_degenerate
 from sandmle.audit.policy import AttackPolicy, code_steps
 from sandmle.audit.attacks import select_attacks
 from sandmle.audit.registry import Attack, AttackTarget, Outcome
+from sandmle.audit.summary import broken_entry, check_scheme, family_scaffold_counts, verdict_line
 from sandmle.audit.watch import Listener, leftover_processes, make_canary
 from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
@@ -45,8 +46,11 @@ class AuditConfig:
     time_budget_s: float = 180.0
     memory_mb: int = 1024
     judge: Any = None
+    # The reward scheme the degenerate solutions are judged under: a tier it pays breaks the task.
+    reward: str = "dense"
 
     def __post_init__(self) -> None:
+        check_scheme(self.reward)
         unknown = [name for name in self.scaffolds if name not in SCAFFOLDS]
         if unknown or not self.scaffolds:
             raise UsageError(f"unknown scaffold {unknown[0] if unknown else '(none)'!r}: expected {', '.join(SCAFFOLDS)}")
@@ -56,8 +60,9 @@ class AuditConfig:
 
 @dataclass
 class AuditReport:
-    """The audit's verdicts, degenerate scores and broken tasks; passed only when every verdict passed, no task is
-    broken and nothing outside the episodes changed."""
+    """The audit's verdicts, degenerate scores and broken tasks (a degenerate solution reaches a medal or a tier the
+    reward scheme pays); passed only when every verdict passed, no task is broken and nothing outside the episodes
+    changed."""
 
     started_at: str
     tasks: list[str]
@@ -68,6 +73,9 @@ class AuditReport:
     broken_tasks: list[dict] = field(default_factory=list)
     changed_outside: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    reward_scheme: str = "dense"
+    family_scaffold: list[dict] = field(default_factory=list)
+    verdict: str = ""
     wall_s: float = 0.0
     passed: bool = False
 
@@ -81,7 +89,8 @@ class AuditReport:
     def summary(self) -> dict:
         return {"attacks": len(self.attacks), "episodes": len(self.verdicts),
                 "contained": sum(v["passed"] for v in self.verdicts), "failing": len(self.failing),
-                "broken_tasks": len(self.broken_tasks), "passed": self.passed, "wall_s": round(self.wall_s, 1)}
+                "broken_tasks": len(self.broken_tasks), "passed": self.passed, "verdict": self.verdict,
+                "wall_s": round(self.wall_s, 1)}
 
 
 def task_id_of(task_dir: Path) -> str:
@@ -130,7 +139,7 @@ def run_audit(
     started, started_at = time.monotonic(), datetime.now(timezone.utc).isoformat(timespec="seconds")
     report = AuditReport(started_at=started_at, tasks=[task_id_of(t) for t in task_dirs], scaffolds=list(config.scaffolds),
                          attacks=[{"name": a.name, "family": a.family, "tries": a.tries, "every_scaffold": a.every_scaffold}
-                                  for a in attacks], skipped=skipped)
+                                  for a in attacks], skipped=skipped, reward_scheme=config.reward)
     data_dirs = sorted({str(task.resolve().parent) for task in task_dirs})
     scratch = owned_temp_dir("sandmle-audit-")
     own_pool = pool is None
@@ -167,9 +176,9 @@ def run_audit(
             for result in grade_degenerate(clean[task]):
                 result.task_id = task_id_of(task)
                 report.degenerate.append(result.to_dict())
-                if result.medal:
-                    report.broken_tasks.append({"task_id": result.task_id, "solution": result.solution,
-                                                "score": result.score, "milestone": result.milestone})
+                entry = broken_entry(result, scheme=config.reward)
+                if entry is not None:
+                    report.broken_tasks.append(entry)
         jobs = [job for job in plan_episodes(task_dirs, attacks, config.scaffolds)
                 if (task_id_of(job[0]), job[1], job[2].name) not in done]
         with ThreadPoolExecutor(max_workers=config.concurrency) as executor:
@@ -182,6 +191,11 @@ def run_audit(
         remove_tree(scratch)
     report.wall_s = time.monotonic() - started
     report.passed = not report.failing and not report.broken_tasks and not report.changed_outside
+    report.family_scaffold = family_scaffold_counts(report.verdicts, degenerate=report.degenerate,
+                                                    broken=report.broken_tasks)
+    report.verdict = verdict_line(passed=report.passed, contained=len(report.verdicts) - len(report.failing),
+                                  failing=len(report.failing), broken_tasks=report.broken_tasks,
+                                  changed_outside=report.changed_outside)
     (out_dir / REPORT_NAME).write_text(json.dumps(report.to_dict(), indent=1))
     return report
 

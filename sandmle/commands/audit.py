@@ -24,6 +24,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--family", action="append", dest="families", default=[], help="play only this family")
     parser.add_argument("--out", type=Path, default=Path("audit-report"),
                         help="folder for audit.json and the episodes' evidence (default ./audit-report)")
+    parser.add_argument("--reward", choices=("dense", "sparse"), default="dense",
+                        help="the scheme training will use: a degenerate solution reaching a tier it pays breaks the "
+                             "task (dense pays the median tier upward, sparse gold only; default dense)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--step-timeout", type=float, default=5.0, help="seconds per sandbox step")
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory limit of a step")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("name at least one TASK_DIR (or --list)")
     config = AuditConfig(scaffolds=tuple(args.scaffolds or SCAFFOLDS), attacks=tuple(args.attacks),
                          families=tuple(args.families), concurrency=args.concurrency,
-                         step_timeout_s=args.step_timeout, memory_mb=args.memory_mb,
+                         step_timeout_s=args.step_timeout, memory_mb=args.memory_mb, reward=args.reward,
                          judge=chat_client_from(args.judge_url, args.judge_model, key_env=args.judge_key_env,
                                                 flag="judge"))
     for task_dir in args.task_dirs:
@@ -57,9 +60,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"FAIL {verdict['task_id']} {verdict['scaffold']} {verdict['attack']}: {'; '.join(verdict['problems'])} "
               f"(evidence {args.out / verdict['evidence']})", file=sys.stderr)
     for broken in report.broken_tasks:
+        paid = f", which {broken['scheme']} pays +{broken['paid']:g}" if broken["paid"] > 0 else ""
         print(f"BROKEN {broken['task_id']}: the degenerate solution {broken['solution']} scores {broken['score']} "
-              f"and reaches {broken['milestone']}", file=sys.stderr)
+              f"and reaches {broken['milestone']}{paid}", file=sys.stderr)
     for change in report.changed_outside:
         print(f"CHANGED during the audit: {change}", file=sys.stderr)
-    print(f"report: {args.out / 'audit.json'}", file=sys.stderr)
+    print(f"{report.verdict}\nreport: {args.out / 'audit.json'}", file=sys.stderr)
     return 0 if report.passed else 1

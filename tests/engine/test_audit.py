@@ -61,7 +61,8 @@ def test_a_ladder_the_sample_submission_climbs_marks_the_task_broken(tmp_path, p
     assert not report.passed and not report.failing
     broken = {entry["solution"]: entry for entry in report.broken_tasks}
     assert broken["sample_submission"] == {"task_id": "binary-3", "solution": "sample_submission", "score": 0.5,
-                                           "milestone": "gold"}
+                                           "milestone": "gold", "scheme": "dense", "paid": 0.7,
+                                           "tier_rewards": {"dense": 0.7, "sparse": 0.9}}
     assert "constant_majority" in broken
 
 
