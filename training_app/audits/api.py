@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,6 +15,7 @@ from training_app.audits.models import TaskSetAudit
 from training_app.audits.serializers import (
     AuditVerdictOutput,
     DegenerateScoreOutput,
+    FamilyScaffoldOutput,
     TaskSetAuditInput,
     TaskSetAuditOutput,
 )
@@ -23,9 +25,16 @@ from training_app.shared.job_api import JobCancelApi, job_launch
 class TaskSetAuditDetailOutput(TaskSetAuditOutput):
     verdicts = AuditVerdictOutput(many=True, read_only=True)
     degenerate_scores = DegenerateScoreOutput(many=True, read_only=True)
+    family_scaffold = serializers.SerializerMethodField(
+        help_text="contained and failing cases per attack family x scaffold; the degenerate solutions as family "
+                  "`degenerate`, scaffold `any`")
 
     class Meta(TaskSetAuditOutput.Meta):
-        fields = TaskSetAuditOutput.Meta.fields + ["verdicts", "degenerate_scores"]
+        fields = TaskSetAuditOutput.Meta.fields + ["verdicts", "degenerate_scores", "family_scaffold"]
+
+    @extend_schema_field(FamilyScaffoldOutput(many=True))
+    def get_family_scaffold(self, audit) -> list[dict]:
+        return selectors.family_scaffold_summary(audit=audit)
 
 
 class AuditListApi(ListAPIView):

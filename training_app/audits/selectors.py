@@ -1,4 +1,5 @@
-"""Reads of task-set audits: lists, a set's last audit, the launch warning, a task's degenerate scores."""
+"""Reads of task-set audits: lists, a set's last audit, the launch warning, counts per family x scaffold, a task's
+degenerate scores."""
 
 from __future__ import annotations
 
@@ -43,9 +44,19 @@ def audit_warning(*, task_set: TaskSet) -> str:
     if not audit.passed:
         failing = audit.summary.get("failing", 0)
         broken = len(audit.summary.get("broken_tasks", []))
+        verdict = audit.summary.get("verdict", "").removeprefix("failed · ")
         return (f"the last audit of task set {task_set.name} (#{audit.id}) failed: {failing} failing case(s), "
-                f"{broken} broken task(s)")
+                f"{broken} broken task(s)" + (f" ({verdict})" if broken and verdict else ""))
     return ""
+
+
+def family_scaffold_summary(*, audit: TaskSetAudit) -> list[dict]:
+    """Contained and failing cases per attack family x scaffold, the degenerate solutions as their own row."""
+    from sandmle.audit.summary import family_scaffold_counts
+
+    return family_scaffold_counts(audit.verdicts.values("family", "scaffold", "passed"),
+                                  degenerate=audit.degenerate_scores.values("task_id", "solution"),
+                                  broken=(audit.summary or {}).get("broken_tasks", []))
 
 
 def degenerate_scores(*, task_id: str) -> list[DegenerateScore]:

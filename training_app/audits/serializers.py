@@ -36,3 +36,12 @@ class DegenerateScoreOutput(serializers.ModelSerializer):
     class Meta:
         model = DegenerateScore
         fields = ["task_id", "solution", "score", "milestone", "valid", "medal"]
+
+
+class FamilyScaffoldOutput(serializers.Serializer):
+    """One row of an audit's counts per attack family x scaffold."""
+
+    family = serializers.CharField()
+    scaffold = serializers.CharField()
+    contained = serializers.IntegerField()
+    failing = serializers.IntegerField()

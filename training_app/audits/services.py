@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from sandmle.audit.summary import verdict_line
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
@@ -121,10 +122,14 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
                       "medal": score["medal"]})
     complete = audit.verdicts.count() >= audit.planned and not cancelled.is_set()
     failing = audit.verdicts.filter(passed=False).count()
-    summary = {"episodes": audit.verdicts.count(), "contained": audit.verdicts.filter(passed=True).count(),
+    contained = audit.verdicts.filter(passed=True).count()
+    summary = {"episodes": audit.verdicts.count(), "contained": contained,
                "failing": failing, "broken_tasks": report.broken_tasks, "changed_outside": report.changed_outside,
-               "skipped": report.skipped, "attacks": len(report.attacks)}
+               "skipped": report.skipped, "attacks": len(report.attacks), "reward_scheme": report.reward_scheme}
     passed = complete and not failing and not report.broken_tasks and not report.changed_outside
+    if complete:
+        summary["verdict"] = verdict_line(passed=passed, contained=contained, failing=failing,
+                                          broken_tasks=report.broken_tasks, changed_outside=report.changed_outside)
     TaskSetAudit.objects.filter(id=audit.id).update(summary=summary, passed=passed if complete else None)
     TaskSetAudit.finish(audit.id, state=JobState.SUCCEEDED if complete else JobState.CANCELLED)
     return True

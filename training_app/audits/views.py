@@ -63,6 +63,7 @@ def audit_detail(request, audit_id):
     return render(request, "training/audits/audit_detail.html", {
         "audit": audit, "verdicts": page, "page": page,
         "degenerate": audit.degenerate_scores.all(), "may_see_evidence": has_role(request.user, Role.REVIEWER),
+        "family_scaffold": selectors.family_scaffold_summary(audit=audit),
     })
 
 
