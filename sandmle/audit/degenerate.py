@@ -140,8 +140,8 @@ def tier_rewards(report: GradeReport) -> dict[str, float]:
     """What each priced scheme pays for the report's milestone tier, beyond the valid and format parts."""
     paid = {}
     for scheme in PRICED_SCHEMES:
-        breakdown = compute_reward(scheme, report=report, format_rate=0.0)
-        paid[scheme] = round(sum(value for part, value in breakdown.components.items() if part not in UNEARNED_PARTS), 9)
+        parts = compute_reward(scheme, report=report, format_rate=0.0).components
+        paid[scheme] = round(sum(value for part, value in parts.items() if part not in UNEARNED_PARTS), 9)
     return paid
 
 
