@@ -60,6 +60,10 @@ def test_a_paid_degenerate_solution_fails_the_audit_and_gates_grpo(task_set, use
     assert "submissions" in table and "degenerate" in table and 'class="audit-failed"' in table
     broken = page[page.index('id="audit-broken"'):]
     assert "Reward paid for it" in broken and "dense +" in broken
+    degenerate = page[page.index('id="audit-degenerate"'):]
+    assert '<strong class="audit-failed">median</strong>' in degenerate  # the paid tier stands out, though no medal
+    listing = client_for("viewer").get("/task-sets/").content.decode()
+    assert f"{task.task_id} broken: random scores" in listing and "reaches median (dense +" in listing
     detail = api_for("viewer").get(f"/api/audits/{audit.id}/").json()
     rows = {(row["family"], row["scaffold"]): row for row in detail["family_scaffold"]}
     assert rows[("submissions", "react")] == {"family": "submissions", "scaffold": "react", "contained": 2,

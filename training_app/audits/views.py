@@ -60,9 +60,13 @@ def audit_detail(request, audit_id):
         TaskSetAudit.request_cancel(audit.id, actor=request.user)
         return redirect("audit-detail", audit_id=audit.id)
     page = paginate(request, audit.verdicts.defer("record"))
+    flagged = {(entry["task_id"], entry["solution"]) for entry in (audit.summary or {}).get("broken_tasks", [])}
+    degenerate = list(audit.degenerate_scores.all())
+    for row in degenerate:
+        row.breaks_task = (row.task_id, row.solution) in flagged  # a medal, or a tier the reward pays
     return render(request, "training/audits/audit_detail.html", {
         "audit": audit, "verdicts": page, "page": page,
-        "degenerate": audit.degenerate_scores.all(), "may_see_evidence": has_role(request.user, Role.REVIEWER),
+        "degenerate": degenerate, "may_see_evidence": has_role(request.user, Role.REVIEWER),
         "family_scaffold": selectors.family_scaffold_summary(audit=audit),
     })
 
