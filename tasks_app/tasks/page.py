@@ -46,7 +46,7 @@ def _public_charts(task) -> dict:
 
 
 def task_presentation(*, task, include_private: bool) -> dict:
-    key = f"task-page:2:{task.bundle_sha256 or task.task_id}"  # 2: with column ranges
+    key = f"task-page:3:{task.bundle_sha256 or task.task_id}"  # 3: a chart for every feature column
     public = cache.get(key)
     if public is None:
         public = _public_charts(task)
@@ -60,8 +60,12 @@ def task_presentation(*, task, include_private: bool) -> dict:
     )
     seed_dna = task.seed.dna.data if hasattr(task.seed, "dna") else {}
     previous = regenerate.previous_version(task)
+    rule_columns = (((task.spec or {}).get("rule") or {}).get("features") or []) if include_private else []
+    feature_charts, more_feature_charts = charts.feature_charts_split(public["feature_charts"], first=rule_columns)
     return {
-        "feature_charts": public["feature_charts"], "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
+        "feature_charts": feature_charts, "more_feature_charts": more_feature_charts,
+        "feature_chart_total": len(public["feature_charts"]),
+        "rule_columns": rule_columns, "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
         "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
         # The rule stage names the hidden rule family and the columns it reads: reviewers only.
