@@ -62,7 +62,7 @@ def test_every_feature_column_is_charted_and_the_count_says_how_many_up_front(cl
     shown = reviewer[reviewer.index('id="feature-chart-count"'):reviewer.index('id="more-feature-charts"')]
     first = [columns[int(number) - 1] for number in re.findall(r'data-figure="feature-figure-(\d+)"', shown)]
     assert first[:len(rule_columns[:2])] == rule_columns[:2]  # the hidden rule's columns lead, for reviewers only
-    assert "the hidden rule&#x27;s columns first" in shown and "the hidden rule" not in viewer[
+    assert "the hidden rule's columns first" in shown and "the hidden rule" not in viewer[
         viewer.index('id="feature-chart-count"'):viewer.index('id="more-feature-charts"')]
 
 
