@@ -14,6 +14,7 @@ from django.core.cache import cache
 from sandmle.synth.noise import describe_recipe
 
 from tasks_app.frontier.selectors import task_lineage
+from tasks_app.seeds.dna_page import seed_feature_names
 from tasks_app.tasks import bundle_files, charts, regenerate
 from tasks_app.tasks.dna import dna_comparison, task_dna
 from tasks_app.tasks.rollout_stats import rollout_stats_by_task
@@ -67,7 +68,9 @@ def task_presentation(*, task, include_private: bool) -> dict:
         "feature_chart_total": len(public["feature_charts"]),
         "rule_columns": rule_columns, "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
-        "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
+        # Every feature column is charted, in the file's order, the order task_dna measured them in: their names.
+        "dna_rows": dna_comparison(seed_dna, public["task_dna"], seed_names=seed_feature_names(seed=task.seed),
+                                   task_names=[chart["name"] for chart in public["feature_charts"]]),
         # The rule stage names the hidden rule family and the columns it reads: reviewers only.
         "synthesis_log": [readable_log_entry(entry) for entry in task.log or []
                           if include_private or entry.get("stage") != "rule"],

@@ -31,7 +31,7 @@ def test_review_pages_log_no_console_error_and_keep_the_rule_nested(login_as, li
     page.goto(f"{live_server.url}/tasks/{task.task_id}/")
     description = bundle_files.read_json(task.bundle_dir, "private/rule.json")["description"]
     rule = page.locator("#rule-words")
-    assert rule.evaluate("element => getComputedStyle(element).whiteSpace") == "pre"
+    assert rule.evaluate("element => getComputedStyle(element).whiteSpace") == "pre-wrap"
     assert rule.inner_text() == description  # line breaks and indentation as rule.json has them
     lines = description.count("\n") + 1
     line_height = rule.evaluate("element => parseFloat(getComputedStyle(element).lineHeight) || 16")

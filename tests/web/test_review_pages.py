@@ -136,3 +136,15 @@ def test_seed_dna_names_each_feature_column_and_rounds_floats(client_for, stored
     dna_json = re.search(r'<pre id="dna-json">(.*?)</pre>', page, re.S).group(1)
     digits = [len(number.lstrip("-0.").replace(".", "").rstrip("0")) for number in re.findall(r"-?\d+\.\d+", dna_json)]
     assert digits and max(digits) <= 3  # three significant digits at most
+
+
+def test_task_page_dna_names_the_columns_of_seed_and_task(client_for, pending):
+    task = pending[0]
+    page = client_for("viewer").get(f"/tasks/{task.task_id}/").content.decode()
+    dna = page[page.index('id="dna"'):page.index('id="hidden-rule"')]
+    modes = re.search(r"<td>modes per numeric feature</td><td>(.*?)</td><td>(.*?)</td>", dna)
+    assert "sepal length (cm) " in modes.group(1) and "petal width (cm) " in modes.group(1)
+    train = charts.read_public_frame(task.bundle_dir, "train.csv")
+    numeric = [name for name in charts.feature_columns(train, target=task.spec["domain"]["target_name"])
+               if train[name].dtype.kind == "f"]
+    assert numeric and all(f"{name} " in modes.group(2) for name in numeric[:2])
