@@ -3,6 +3,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect
+from django.templatetags.static import static
 
 from accounts.views import ThrottledLoginView, ThrottledTokenView
 from django.http import JsonResponse
@@ -17,6 +19,8 @@ urlpatterns = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", health, name="health"),
+    # Browsers ask for /favicon.ico whatever the page links: answered, so no page logs a 404 for it.
+    path("favicon.ico", lambda request: redirect(static("favicon.svg")), name="favicon"),
     path("admin/", admin.site.urls),
     path("api/token/", ThrottledTokenView.as_view(), name="api-token"),
     path("", include("accounts.urls")),

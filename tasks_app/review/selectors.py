@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Value, When
 
 from accounts.roles import Role, has_role
-from tasks_app.models import ReviewComment, SavedReviewView, SynthesizedTask, TaskAuditEntry
+from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
 from tasks_app.tasks.selectors import task_list, task_list_rows
 
 # Review-made entries may quote the hidden rule in their reasons; others read who, when and from what to what.
@@ -65,6 +65,20 @@ def review_queue(*, assigned_to=None) -> QuerySet[SynthesizedTask]:
     """Tasks waiting for a person, oldest first; with `assigned_to`, only that reviewer's claimed ones."""
     queue = task_list_rows(status=SynthesizedTask.Status.PENDING_REVIEW).order_by("created_at", "task_id")
     return queue.filter(assigned_to=assigned_to) if assigned_to is not None else queue
+
+
+def review_next_task(*, user, after: SynthesizedTask | None = None) -> SynthesizedTask | None:
+    """The next task waiting on `user`: pending review, claimed by them or by nobody, not approved by them in its
+    current round (a quorum needs other people); their own claims first, then the oldest. None when nothing waits."""
+    approved_by_user = ReviewDecision.objects.filter(task=OuterRef("pk"), reviewer=user, verdict="approve",
+                                                     review_round=OuterRef("review_round"))
+    waiting = (SynthesizedTask.objects.filter(status=SynthesizedTask.Status.PENDING_REVIEW)
+               .filter(Q(assigned_to=user) | Q(assigned_to__isnull=True)).exclude(Exists(approved_by_user))
+               .annotate(claimed_by_other=Case(When(assigned_to=user, then=Value(0)), default=Value(1)))
+               .order_by("claimed_by_other", "created_at", "task_id").only("id", "task_id"))
+    if after is not None:
+        waiting = waiting.exclude(pk=after.pk)
+    return waiting.first()
 
 
 def task_comments_for(*, task: SynthesizedTask, user) -> QuerySet[ReviewComment]:

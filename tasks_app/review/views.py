@@ -117,6 +117,29 @@ def review_panel_context(*, task: SynthesizedTask, user) -> dict:
     }
 
 
+# Decisions that finish the reviewer's part on a task: they move on to the next one, as Label Studio's and Argilla's
+# "next" do. Requesting changes keeps them on the task, where the thread with the curator goes on.
+MOVES_ON = {"approve": "Approved", "reject": "Rejected"}
+
+
+def after_decision(request, *, task: SynthesizedTask, verdict: str):
+    """Where a decision sends the reviewer, with a message saying what was decided: the next task waiting on them,
+    or the queue when none is left; back to the task itself for a verdict that does not move on."""
+    if verdict not in MOVES_ON:
+        return _back(task)
+    said = f"{MOVES_ON[verdict]} {task.task_id}"
+    if verdict == "approve" and task.status == SynthesizedTask.Status.PENDING_REVIEW:
+        approvals = review_services.approvals_in_round(task=task)
+        said += (f" ({approvals} of {settings.SANDMLE_REVIEW_MIN_APPROVALS} approvals: it waits for another "
+                 f"reviewer)")
+    following = review_selectors.review_next_task(user=request.user, after=task)
+    if following is None:
+        messages.success(request, f"{said}. Your review queue is empty.")
+        return redirect("review-queue")
+    messages.success(request, f"{said}. Next in your queue: {following.task_id}.")
+    return redirect("task-detail", task_id=following.task_id)
+
+
 def _back(task: SynthesizedTask, anchor: str = "review"):
     return redirect(f"{reverse('task-detail', args=[task.task_id])}#{anchor}")
 
@@ -139,7 +162,8 @@ def task_review_action(request, task_id, action):
         return _refused(request, task, "; ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
     try:
         if action == "decide":
-            review_services.review_decide(task=task, user=request.user, **form.cleaned_data)
+            task = review_services.review_decide(task=task, user=request.user, **form.cleaned_data)
+            return after_decision(request, task=task, verdict=form.cleaned_data["verdict"])
         elif action == "reopen":
             review_services.review_reopen(task=task, user=request.user, reason=form.cleaned_data["reason"])
         elif action == "retire":

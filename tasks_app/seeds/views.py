@@ -12,7 +12,7 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.seeds import held_uploads, selectors, services
+from tasks_app.seeds import dna_page, held_uploads, selectors, services
 from tasks_app.seeds.forms import SeedUploadForm
 from tasks_app.synthesis import selectors as synthesis_selectors
 from tasks_app.synthesis import services as synthesis_services
@@ -82,6 +82,8 @@ def seed_detail(request, name):
                 form_errors_from(form, error)
         status = 400
     dna = seed.dna.data if hasattr(seed, "dna") else {}
-    context = {"seed": seed, "dna": dna, "dna_json": json.dumps(dna, indent=2, ensure_ascii=False), "form": form,
+    features = dna_page.feature_rows(dna=dna, names=dna_page.seed_feature_names(seed=seed)) if dna else []
+    context = {"seed": seed, "dna": dna, "feature_rows": features,
+               "dna_json": json.dumps(dna_page.rounded(dna), indent=2, ensure_ascii=False), "form": form,
                "runs": synthesis_selectors.synthesis_run_list_rows(seed=seed)[:20]}
     return render(request, "tasks/seeds/seed_detail.html", context, status=status)

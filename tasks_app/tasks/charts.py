@@ -14,7 +14,7 @@ import plotly.io as pio
 
 from studio.charts import TEMPLATE
 
-MAX_FEATURE_CHARTS = 12
+MAX_FEATURE_CHARTS = 12  # charted up front; the rest open on demand, so a wide task loses no column
 MAX_ROWS_READ = 20000  # synthesized tasks hold 50-200 training rows; a big imported one is sampled by its head
 MAX_CATEGORIES = 15
 TEXT_MIN_UNIQUE = 30  # a string column with this many distinct values is free text: chart its lengths
@@ -76,17 +76,27 @@ def _feature_figure(name: str, train: pd.Series, test: pd.Series | None) -> go.F
 
 
 def feature_distribution_charts(bundle_dir: str, *, target: str) -> list[dict]:
-    """One chart per feature (train and test overlaid): histograms, level shares, text lengths."""
+    """One chart per feature (train and test overlaid), every feature: histograms, level shares, text lengths."""
     train = read_public_frame(bundle_dir, "train.csv")
     if train is None:
         return []
     test = read_public_frame(bundle_dir, "test.csv")
     charts = []
-    for index, name in enumerate(feature_columns(train, target=target)[:MAX_FEATURE_CHARTS], start=1):
+    for index, name in enumerate(feature_columns(train, target=target), start=1):
         test_values = test[name] if test is not None and name in test.columns else None
         charts.append({"name": name, "element_id": f"feature-figure-{index}",
                        "figure": _as_json(_feature_figure(name, train[name], test_values))})
     return charts
+
+
+def feature_charts_split(charts: list[dict], *, first: list[str] = ()) -> tuple[list[dict], list[dict]]:
+    """The charts shown up front (at most MAX_FEATURE_CHARTS) and the rest, with the columns named in `first` leading.
+
+    Callers pass the hidden rule's columns as `first` only to those who may read the rule: the order alone would tell
+    anyone else which columns it uses."""
+    rank = {name: position for position, name in enumerate(first)}
+    ordered = sorted(charts, key=lambda chart: rank.get(chart["name"], len(rank)))  # stable: the rest keep their order
+    return ordered[:MAX_FEATURE_CHARTS], ordered[MAX_FEATURE_CHARTS:]
 
 
 def label_balance_chart(bundle_dir: str, *, target: str, task_type: str) -> dict | None:

@@ -66,8 +66,20 @@ def _feature_kinds(dna: dict) -> dict:
     return counts
 
 
-def dna_comparison(seed_dna: dict, task_dna_data: dict) -> list[DnaRow]:
-    """Rows of structural statistics, seed beside task; `changed` marks what synthesis moved."""
+def _by_column(dna: dict, names: list[str], statistic) -> str:
+    """`column value` for each feature where `statistic(feature)` is not None, under its column's name when the names
+    line up with the DNA's features (the DNA itself keeps none), else by position."""
+    features = dna.get("features", [])
+    names = names if len(names) == len(features) else [f"#{index}" for index in range(1, len(features) + 1)]
+    shown = [f"{name} {_show(value)}".strip() for name, feature in zip(names, features)
+             if (value := statistic(feature)) is not None]
+    return ", ".join(shown) or "none"
+
+
+def dna_comparison(seed_dna: dict, task_dna_data: dict, *, seed_names: list[str] = (),
+                   task_names: list[str] = ()) -> list[DnaRow]:
+    """Rows of structural statistics, seed beside task; `changed` marks what synthesis moved. With the feature columns'
+    names (in the DNA's order), the per-feature rows name each column."""
     if not seed_dna or not task_dna_data:
         return []
     rows = []
@@ -80,8 +92,13 @@ def dna_comparison(seed_dna: dict, task_dna_data: dict) -> list[DnaRow]:
                        {k: v for k, v in seed_kinds.items() if v} != {k: v for k, v in task_kinds.items() if v}))
     seed_modes = sorted(f.get("n_modes", 1) for f in seed_dna.get("features", []) if f.get("kind") == "numeric")
     task_modes = sorted(f.get("n_modes", 1) for f in task_dna_data.get("features", []) if f.get("kind") == "numeric")
-    rows.append(DnaRow("modes per numeric feature", _show(seed_modes), _show(task_modes), seed_modes != task_modes))
+    modes = lambda feature: feature.get("n_modes", 1) if feature.get("kind") == "numeric" else None  # noqa: E731
+    rows.append(DnaRow("modes per numeric feature", _by_column(seed_dna, list(seed_names), modes),
+                       _by_column(task_dna_data, list(task_names), modes), seed_modes != task_modes))
     seed_heavy = sum(bool(f.get("heavy_tailed")) for f in seed_dna.get("features", []))
     task_heavy = sum(bool(f.get("heavy_tailed")) for f in task_dna_data.get("features", []))
-    rows.append(DnaRow("heavy-tailed features", str(seed_heavy), str(task_heavy), seed_heavy != task_heavy))
+    heavy = lambda feature: "" if feature.get("heavy_tailed") else None  # noqa: E731
+    rows.append(DnaRow("heavy-tailed features", f"{seed_heavy}: {_by_column(seed_dna, list(seed_names), heavy)}"
+                       if seed_heavy else "0", f"{task_heavy}: {_by_column(task_dna_data, list(task_names), heavy)}"
+                       if task_heavy else "0", seed_heavy != task_heavy))
     return rows

@@ -14,6 +14,7 @@ from django.core.cache import cache
 from sandmle.synth.noise import describe_recipe
 
 from tasks_app.frontier.selectors import task_lineage
+from tasks_app.seeds.dna_page import seed_feature_names
 from tasks_app.tasks import bundle_files, charts, regenerate
 from tasks_app.tasks.dna import dna_comparison, task_dna
 from tasks_app.tasks.rollout_stats import rollout_stats_by_task
@@ -46,7 +47,7 @@ def _public_charts(task) -> dict:
 
 
 def task_presentation(*, task, include_private: bool) -> dict:
-    key = f"task-page:2:{task.bundle_sha256 or task.task_id}"  # 2: with column ranges
+    key = f"task-page:3:{task.bundle_sha256 or task.task_id}"  # 3: a chart for every feature column
     public = cache.get(key)
     if public is None:
         public = _public_charts(task)
@@ -60,10 +61,16 @@ def task_presentation(*, task, include_private: bool) -> dict:
     )
     seed_dna = task.seed.dna.data if hasattr(task.seed, "dna") else {}
     previous = regenerate.previous_version(task)
+    rule_columns = (((task.spec or {}).get("rule") or {}).get("features") or []) if include_private else []
+    feature_charts, more_feature_charts = charts.feature_charts_split(public["feature_charts"], first=rule_columns)
     return {
-        "feature_charts": public["feature_charts"], "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
+        "feature_charts": feature_charts, "more_feature_charts": more_feature_charts,
+        "feature_chart_total": len(public["feature_charts"]),
+        "rule_columns": rule_columns, "column_ranges": public.get("column_ranges", []), "label_chart": public["label_chart"], "ladder_chart": ladder_chart,
         "headroom": grading.get("headroom"), "milestone_sources": grading.get("milestone_sources") or {},
-        "dna_rows": dna_comparison(seed_dna, public["task_dna"]),
+        # Every feature column is charted, in the file's order, the order task_dna measured them in: their names.
+        "dna_rows": dna_comparison(seed_dna, public["task_dna"], seed_names=seed_feature_names(seed=task.seed),
+                                   task_names=[chart["name"] for chart in public["feature_charts"]]),
         # The rule stage names the hidden rule family and the columns it reads: reviewers only.
         "synthesis_log": [readable_log_entry(entry) for entry in task.log or []
                           if include_private or entry.get("stage") != "rule"],

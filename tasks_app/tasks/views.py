@@ -17,7 +17,7 @@ from tasks_app.models import SynthesizedTask
 from tasks_app.review import selectors as review_selectors
 from tasks_app.review import services as review_services
 from tasks_app.review.forms import ReviewForm
-from tasks_app.review.views import review_panel_context
+from tasks_app.review.views import after_decision, review_panel_context
 from tasks_app.tasks import bundle_files, regenerate, selectors
 from tasks_app.tasks import page as task_page
 from tasks_app.tasks.filters import TaskFilter
@@ -65,7 +65,8 @@ def task_detail(request, task_id):
             verdict, body = form.cleaned_data["verdict"], form.cleaned_data["body"]
             try:
                 if verdict in ("approve", "reject", "request_changes"):
-                    review_services.review_decide(task=task, user=request.user, verdict=verdict, reason=body)
+                    task = review_services.review_decide(task=task, user=request.user, verdict=verdict, reason=body)
+                    return after_decision(request, task=task, verdict=verdict)
                 else:
                     review_services.task_comment_add(task=task, user=request.user, body=body,
                                               visibility=form.cleaned_data["visibility"] or "reviewers")

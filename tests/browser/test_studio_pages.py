@@ -29,5 +29,9 @@ def test_reviewer_approves_from_the_queue(login, live_server, stored_tasks):
     page.select_option("#review-form select[name=verdict]", "approve")
     page.fill("#review-form textarea[name=body]", "Clear rule, sensible ladder.")
     page.click("#review-form button[type=submit]")
+    page.wait_for_load_state("load")
+    # A decision moves the reviewer on (the next task, or the queue), saying what was decided.
+    assert f"Approved {pending.task_id}." in page.locator(".messages").inner_text()
+    page.goto(f"{live_server.url}/tasks/{pending.task_id}/")
     assert page.locator("#task-status").inner_text() == "approved"
     assert "Clear rule, sensible ladder." in page.locator("#review").inner_text()

@@ -117,6 +117,8 @@ def test_a_researcher_goes_from_a_seed_to_compared_training_runs_and_withdraws_a
         page.fill("#review-form textarea[name=body]", "The rule reads well in the cells' own units.")
         page.click("#review-form button[type=submit]")
         page.wait_for_load_state("load")
+        assert f"Approved {task.task_id}." in page.locator(".messages").inner_text()  # and on to the next one
+        page.goto(f"{live_server.url}/tasks/{task.task_id}/")
         assert page.locator("#review .state").first.inner_text().strip().lower() == "approved"
     shot(page, "03-task-approved")
 

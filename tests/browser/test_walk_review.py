@@ -90,6 +90,10 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     assert "round 2" in page.locator("#review").inner_text()
 
     _decide(page, "approve", "Rule reads well and the data supports it.")
+    # An approval moves the reviewer on to the next task waiting on them, saying what was decided.
+    assert f"Approved {task.task_id} (1 of 2 approvals" in page.locator(".messages").inner_text()
+    assert task.task_id not in page.url
+    page.goto(f"{live_server.url}/tasks/{task.task_id}/")
     assert page.locator("#approval-count").inner_text() == "1 of 2"
     assert _status(page) == "pending review"
     shot(page, "05-one-of-two")
@@ -97,6 +101,8 @@ def test_two_reviewers_take_a_task_through_review(login_as, live_server, stored_
     other = login_as("reviewer-b")
     other.goto(f"{live_server.url}/tasks/{task.task_id}/")
     _decide(other, "approve", "Agree with the first reviewer.")
+    assert f"Approved {task.task_id}." in other.locator(".messages").inner_text()
+    other.goto(f"{live_server.url}/tasks/{task.task_id}/")
     assert _status(other) == "approved"
     shot(other, "06-approved")
 

@@ -176,7 +176,8 @@ def test_collected_static_files_are_named_by_hash_and_cached_for_good(client_for
     (tmp_path / "vendor").mkdir()
     (tmp_path / hashed).write_text("/* plotly */")
     # The page's other files keep their names here (a real manifest hashes them all).
-    paths = {name: name for name in ("studio.css", "vendor/pico.min.css", "js/progress.js", "js/figures.js")}
+    paths = {name: name for name in (
+        "studio.css", "vendor/pico.min.css", "js/progress.js", "js/figures.js", "favicon.svg")}
     manifest = {"paths": paths | {"vendor/plotly.min.js": hashed}, "version": "1.1"}
     (tmp_path / "staticfiles.json").write_text(json.dumps(manifest))
     settings.STATIC_ROOT = tmp_path  # resets the static storage; a new Client builds WhiteNoise over this root

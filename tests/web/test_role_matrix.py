@@ -47,7 +47,7 @@ REVIEWER_ONLY = Rule(get=R)
 RULES: dict[str, Rule] = {
     # the studio frame, accounts and the API's schema
     "home": READ, "job-progress": READ, "job-cancel": CANCEL,
-    "login": OPEN_POST, "logout": Rule(post=V), "health": READ,
+    "login": OPEN_POST, "logout": Rule(post=V), "health": READ, "favicon": READ,
     "api-token": Rule(post=V, delete=V), "account-token": Rule(get=V, post=V),
     "api-schema": READ, "api-docs": READ, "api-redoc": READ,
     # the task side's pages
