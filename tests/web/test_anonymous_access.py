@@ -1,10 +1,12 @@
-"""Anonymous requests to every URL pattern but login, health and token sign-in get a redirect to login, 401 or 403."""
+"""Anonymous requests to every URL pattern but login, health, token sign-in and the favicon get a redirect to login,
+401 or 403."""
 
 from __future__ import annotations
 
 from tests.web.url_routes import PARAMETER, url_routes
 
-OPEN = {"login/", "health/", "api/token/", "logout/"}
+# The favicon redirects to a static file every page links (a 404 there is a console error on every page).
+OPEN = {"login/", "health/", "api/token/", "logout/", "favicon.ico"}
 SAMPLE = {"int": "1", "slug": "iris", "str": "x", "path": "x"}
 
 
