@@ -32,3 +32,12 @@ def llm_url_refusal(url: str) -> str:
         return ""
     listed = ", ".join(allowed) or "none"
     return f"{host or url!r} is not an allowed LLM host (allowed: {listed}; the admin sets SANDMLE_LLM_ALLOWED_HOSTS)"
+
+
+def openai_policy_refusal(policy: str) -> str:
+    """Why an `openai:MODEL@URL` policy may not run here (malformed, or a host the admin does not allow); "" when it
+    may. The rollout and frontier launches share it."""
+    model, _, url = policy[len("openai:"):].partition("@")
+    if not model or not url.startswith(("http://", "https://")):
+        return "write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1"
+    return llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows

@@ -4,7 +4,7 @@ engine's own rules (sandmle.evaluation.frontier), the policy's host or checkpoin
 from __future__ import annotations
 
 from sandmle.errors import UsageError
-from sandmle_web.llm_hosts import llm_url_refusal
+from sandmle_web.llm_hosts import openai_policy_refusal
 from studio.errors import ServiceError
 from tasks_app.frontier.models import SAMPLES_MAX
 
@@ -35,10 +35,7 @@ def policy_checked(policy: str, *, user=None) -> str:
 
     policy = (policy or "").strip()
     if policy.startswith("openai:"):
-        model, _, url = policy[len("openai:"):].partition("@")
-        if not model or not url.startswith(("http://", "https://")):
-            raise ServiceError("write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1", field="policy")
-        refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
+        refusal = openai_policy_refusal(policy)
         if refusal:
             raise ServiceError(refusal, field="policy")
     elif policy.startswith("hf:"):

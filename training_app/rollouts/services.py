@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
-from sandmle_web.llm_hosts import llm_url_refusal
+from sandmle_web.llm_hosts import openai_policy_refusal
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
@@ -27,10 +27,7 @@ def _check_policy(policy: str, *, user=None) -> str:
     if policy == "baseline":
         return policy
     if policy.startswith("openai:"):
-        model, _, url = policy[len("openai:"):].partition("@")
-        if not model or not url.startswith(("http://", "https://")):
-            raise ServiceError("write an OpenAI-compatible policy as openai:MODEL@http(s)://HOST/v1", field="policy")
-        refusal = llm_url_refusal(url)  # the deployment's key goes along: only to hosts the admin allows
+        refusal = openai_policy_refusal(policy)
         if refusal:
             raise ServiceError(refusal, field="policy")
         return policy
