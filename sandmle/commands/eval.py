@@ -84,6 +84,12 @@ def run(args) -> int:
     report = run_campaign(config.spec, config.out, concurrency=config.concurrency, policy_options=options)
     print(report_table(report, args.metric))
     print(json.dumps({"episodes": report["episodes"], "complete": report["complete"], "out": str(config.out)}))
+    from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
+
+    for warning in (ceiling_warning(report.get("cells") or [], args.metric),
+                    spread_warning(report.get("reward_schemes"), policies=config.spec.policies)):
+        if warning:
+            print(f"sandmle eval: warning: {warning}", file=sys.stderr)
     failures = report["failures"]
     if report["episodes"] and failures["failed"] == report["episodes"]:
         print(f"sandmle eval: every episode failed ({failures['failed']} of {report['episodes']}), most often: "

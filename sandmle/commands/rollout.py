@@ -75,6 +75,10 @@ def run(args) -> int:
                                  concurrency=args.concurrency, config=config, on_trajectory=write, stats=stats)
     summary = summarize(trajectories, stats=stats)
     print(json.dumps(summary))
+    from sandmle.evaluation.uninformative import spread_warning
+
+    if args.samples > 1 and (warning := spread_warning(summary.get("reward_schemes"), policies=[args.policy])):
+        print(f"sandmle rollout: warning: {warning}", file=sys.stderr)
     if summary["episodes"] and summary["failures"]["failed"] == summary["episodes"]:
         failures = summary["failures"]
         print(f"sandmle rollout: every episode failed ({failures['failed']} of {summary['episodes']}), most often: "

@@ -62,7 +62,24 @@ def episode_tokens(trajectory: dict) -> int:
     return sum(len(record.get("completion_ids") or []) for record in trajectory.get("tokens") or [])
 
 
+# Policy calls that serve a turn rather than take one: a tree node's review of its run, MLE-Agent's repair of a
+# malformed reply, and the re-asks of a reply that had no plan or code.
+HELPER_CALLS = frozenset({"review", "repair"})
+
+
+def is_turn(turn: dict) -> bool:
+    """A policy reply that takes one of the episode's `max_turns` (ReAct and MLE-Agent: an action; AIDE, AIRA: a node)."""
+    kind = str(turn.get("kind") or "")
+    return turn.get("role") == "assistant" and kind not in HELPER_CALLS and not kind.endswith("_retry")
+
+
 def episode_turns(trajectory: dict) -> int:
+    """The turns an episode took, the unit `max_turns` bounds: what every page and table calls "turns"."""
+    return sum(1 for turn in trajectory.get("turns") or [] if is_turn(turn))
+
+
+def policy_calls(trajectory: dict) -> int:
+    """Every reply the policy wrote, helper calls (reviews, repairs, re-asks) included."""
     return sum(1 for turn in trajectory.get("turns") or [] if turn.get("role") == "assistant")
 
 

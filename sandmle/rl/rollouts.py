@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from sandmle.evaluation.metrics import episode_turns
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
 from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
 
@@ -165,7 +166,7 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
     rewards = [s.reward for s in rollouts.samples if s.reward is not None]
     groups = [rollouts.samples[i:i + group_size] for i in range(0, len(rollouts.samples), group_size)]
     grades = [t.get("grade") or {} for t in rollouts.trajectories]
-    turns = [sum(1 for turn in t.get("turns", []) if turn["role"] == "assistant") for t in rollouts.trajectories]
+    turns = [episode_turns(t) for t in rollouts.trajectories]
     terminations: dict[str, int] = {}
     for t in rollouts.trajectories:
         terminations[t["termination"]] = terminations.get(t["termination"], 0) + 1

@@ -164,7 +164,7 @@ class TaskThreadsApi(APIView):
             if parent is None:
                 raise ValidationError({"parent": ["no comment of this task has that id"]})
         if data.get("trajectory"):
-            trajectory = task.trajectories.only("id", "task_id", "n_turns").filter(id=data["trajectory"]).first()
+            trajectory = task.trajectories.only("id", "task_id", "n_records").filter(id=data["trajectory"]).first()
             if trajectory is None:
                 raise ValidationError({"trajectory": ["no trajectory of this task has that id"]})
         comment = service_call(lambda: review_services.comment_add(

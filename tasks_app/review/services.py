@@ -223,8 +223,8 @@ def comment_add(*, task: SynthesizedTask, user, body: str, visibility: str = Rev
     if trajectory is not None:
         if trajectory.task_id != task.id:
             raise ServiceError("the trajectory belongs to another task", field="trajectory")
-        if turn is None or not 0 <= turn < max(trajectory.n_turns, 1):
-            raise ServiceError(f"expected a turn from 0 to {max(trajectory.n_turns, 1) - 1}", field="turn")
+        if turn is None or not 0 <= turn < max(trajectory.n_records, 1):
+            raise ServiceError(f"expected a turn from 0 to {max(trajectory.n_records, 1) - 1}", field="turn")
     elif turn is not None:
         raise ServiceError("a turn comment names its trajectory", field="trajectory")
     return ReviewComment.objects.create(task=task, author=user, body=body, visibility=visibility, parent=parent,

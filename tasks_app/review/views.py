@@ -197,7 +197,7 @@ def comment_resolve(request, comment_id):
 def turn_comment_context(*, trajectory, user) -> dict:
     """The trajectory page's turn comments: each turn with the threads the user may read."""
     by_turn = review_selectors.turn_threads(trajectory=trajectory, user=user)
-    return {"turn_rows": [(turn, by_turn.get(turn, [])) for turn in range(max(trajectory.n_turns, 1))],
+    return {"turn_rows": [(turn, by_turn.get(turn, [])) for turn in range(max(trajectory.n_records, 1))],
             "thread_form": ThreadCommentForm(), "may_comment": has_role(user, Role.REVIEWER)}
 
 

@@ -44,6 +44,9 @@ def test_eval_writes_episodes_reports_and_prints_the_table(tmp_path):
     lines = done.stdout.strip().splitlines()
     assert lines[0].split()[:3] == ["valid_rate", "(mean±SEM)", "react"] and "aide" in lines[0]
     assert lines[2].startswith("baseline") and "1.000±0.000" in lines[2]
+    # Every cell at 1.000 cannot tell the scaffolds apart, and the run says so.
+    assert ("sandmle eval: warning: valid_rate is 1.000 in every cell: at this ceiling the table cannot tell "
+            "scaffolds or policies apart; read a medal rate or the scores instead.") in done.stderr.splitlines()
     assert json.loads(lines[-1])["episodes"] == 2
     assert len((out / "episodes.jsonl").read_text().splitlines()) == 2
     report = json.loads((out / "report.json").read_text())

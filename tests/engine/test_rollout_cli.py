@@ -33,6 +33,11 @@ def test_rollout_command_writes_trajectories_and_prints_the_summary(tmp_path):
     assert all(r["termination"] == "answered" and r["scaffold"] == "react" and r["policy"] == "baseline" for r in records)
     assert all(r["grade"]["valid_submission"] and "dense" in r["rewards"] for r in records)
     assert any(t["kind"] == "validate" for t in records[0]["turns"])
+    # G > 1 samples whose rewards are all equal under a scheme are flagged: GRPO on them would learn nothing.
+    flat = [row["name"] for row in summary["reward_schemes"]["schemes"] if row["zero_spread_share"] == 1.0]
+    warned = [line for line in done.stderr.splitlines() if line.startswith("sandmle rollout: warning: All 1 groups")]
+    assert bool(warned) == bool(flat)
+    assert all(f"under the {' and '.join(flat)} reward" in line and "scripted program" in line for line in warned)
 
 
 def test_one_bad_argument_exits_2_with_one_line(tmp_path):

@@ -99,6 +99,7 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     assert report["cells"] == campaign.report["cells"]
     assert viewer.get(f"/campaigns/{campaign.id}/report.exe").status_code == 404
     _check_episode_pages(campaign, viewer)
+    _check_turn_counts(campaign, viewer, form=client_for("curator").get("/campaigns/").content.decode())
 
     # The same campaign (one real run serves both checks): a redelivered message does nothing, a requeued one
     # resumes and reruns no episode.
@@ -204,3 +205,27 @@ def test_two_campaigns_compared_cell_by_cell(client_for, finished_campaign):
     assert viewer.get(f"/campaigns/compare/?campaigns={second.id}&metric=nope").status_code == 400
     assert viewer.get("/campaigns/compare/?campaigns=x").status_code == 400
     assert 'form="compare-form"' in viewer.get("/campaigns/").content.decode()
+
+
+def _check_turn_counts(campaign, viewer, *, form: str):
+    """One count of turns, the unit the form's max turns bounds, on the form, the list, the episode and the metrics:
+    an AIDE node is one turn though its reply and its review are two policy calls and three or more records."""
+    from sandmle.evaluation.metrics import episode_turns, policy_calls
+
+    assert "an AIDE or AIRA node (its review and re-asks are not turns)" in form
+    episode = campaign.episodes.filter(scaffold="aide").order_by("id").first()
+    trajectory = episode.record["trajectory"]
+    assert 1 <= episode.n_turns == episode_turns(trajectory) <= GOOD["max_turns"]
+    assert len(trajectory["turns"]) > policy_calls(trajectory) > episode.n_turns  # records and reviews are not turns
+    rows = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide").content.decode()
+    assert f"<td>{episode.n_turns}</td><td><a href=\"/campaigns/{campaign.id}/episodes/{episode.id}/\">" in rows
+    page = viewer.get(f"/campaigns/{campaign.id}/episodes/{episode.id}/").content.decode()
+    assert (f"{episode.n_turns} of {GOOD['max_turns']} turns ({policy_calls(trajectory)} policy calls with reviews, "
+            "repairs and re-asks)") in page
+    cell = next(c for c in campaign.report["cells"] if c["scaffold"] == "aide")
+    episodes = campaign.episodes.filter(scaffold="aide")
+    assert cell["metrics"]["mean_turns"]["mean"] == pytest.approx(sum(e.n_turns for e in episodes) / len(episodes))
+    summary = viewer.get(f"/campaigns/{campaign.id}/").content.decode()
+    assert (f'<span id="campaign-stored">{campaign.total_episodes} of {campaign.total_episodes} episodes stored'
+            f'</span> · at most {GOOD["max_turns"]} turns each') in summary
+    assert campaign.progress_message == f"{campaign.total_episodes} of {campaign.total_episodes} episodes stored"

@@ -107,7 +107,7 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
             continue
         verdict_store(audit=audit, verdict=verdict)
         stored = audit.verdicts.count()
-        if not TaskSetAudit.beat(audit.id, progress=stored / total, message=f"{stored}/{total} episodes"):
+        if not TaskSetAudit.beat(audit.id, progress=stored / total, message=f"{stored} of {total} episodes stored"):
             cancelled.set()
     runner.join()
     if "error" in outcome:

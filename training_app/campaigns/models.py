@@ -40,7 +40,7 @@ class CampaignEpisode(models.Model):
     milestone = models.CharField(max_length=16, blank=True, default="")
     valid_submission = models.BooleanField(default=False)
     score = models.FloatField(null=True, blank=True)
-    n_turns = models.PositiveIntegerField(default=0)
+    n_turns = models.PositiveIntegerField(default=0)  # the turns max_turns bounds (sandmle.evaluation.metrics)
     record = models.JSONField()  # the engine's episode record: key, policy, scaffold, task_id, seed, report, trajectory
 
     class Meta:

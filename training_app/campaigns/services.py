@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle.errors import UsageError
+from sandmle.evaluation.metrics import episode_turns
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
@@ -75,7 +76,7 @@ def episode_store(*, campaign: EvalCampaign, record: dict) -> CampaignEpisode | 
                 campaign=campaign, key=record["key"], policy=record["policy"], scaffold=record["scaffold"],
                 task_id=record["task_id"], seed=int(record["seed"]), milestone=report.get("milestone") or "",
                 valid_submission=bool(report.get("valid_submission")), score=report.get("score"),
-                n_turns=len((record.get("trajectory") or {}).get("turns", [])), record=record,
+                n_turns=episode_turns(record.get("trajectory") or {}), record=record,
             )
     except IntegrityError:
         return None
@@ -131,7 +132,7 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
             continue
         episode_store(campaign=campaign, record=record)
         stored = campaign.episodes.count()
-        if not EvalCampaign.beat(campaign.id, progress=stored / total, message=f"{stored}/{total} episodes"):
+        if not EvalCampaign.beat(campaign.id, progress=stored / total, message=f"{stored} of {total} episodes stored"):
             cancelled.set()
     runner.join()
     # Episodes the file holds but the rows lack (a worker killed between the two writes) are stored now.

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
 from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
@@ -83,6 +84,10 @@ def campaign_detail(request, campaign_id):
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
         "stored": campaign.episodes.count(),
         "schemes": reward_scheme_view(campaign.report.get("reward_schemes")),
+        "result_warnings": [warning for warning in (
+            ceiling_warning(campaign.report.get("cells") or [], metric),
+            spread_warning(campaign.report.get("reward_schemes"), policies=campaign.spec.get("policies") or []))
+            if warning],
     })
 
 
@@ -157,7 +162,8 @@ def campaign_episode_detail(request, campaign_id, episode_id):
     position = cell.index(episode.id)
     return render(request, "training/campaigns/campaign_episode_detail.html", {
         "campaign": campaign, "episode": episode, "trajectory": trajectory, "grade": grade,
-        "turns": presentation.turn_views(trajectory), "ladder": presentation.ladder_view(grade),
+        "turns": presentation.turn_views(trajectory), "turn_count": presentation.turn_count(
+            trajectory, campaign.spec.get("max_turns")), "ladder": presentation.ladder_view(grade),
         "rewards": trajectory.get("rewards") or {}, "pygments_css": presentation.pygments_css(),
         "position": position + 1, "cell_size": len(cell),
         "previous_id": cell[position - 1] if position > 0 else None,

@@ -3,6 +3,7 @@
 from django import forms
 
 from training_app.models import RolloutBatch
+from training_app.shared.presentation import TURNS_HELP
 
 
 class RolloutBatchForm(forms.Form):
@@ -13,7 +14,7 @@ class RolloutBatchForm(forms.Form):
     samples = forms.IntegerField(min_value=1, max_value=64, initial=2, label="samples per task (G)")
     concurrency = forms.IntegerField(min_value=1, max_value=32, initial=2)
     feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
-    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15)
+    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15, help_text=TURNS_HELP)
     scaffold_options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), required=False,
         help_text="one KEY=VALUE per line, e.g. preset=upstream or dialect=sandmle")

@@ -49,7 +49,8 @@ class Trajectory(models.Model):
     score = models.FloatField(null=True, blank=True)
     reward = models.FloatField(default=0.0)  # the dense reward, the training default
     format_rate = models.FloatField(default=0.0)
-    n_turns = models.PositiveIntegerField(default=0)
+    n_turns = models.PositiveIntegerField(default=0)  # the turns max_turns bounds (sandmle.evaluation.metrics)
+    n_records = models.PositiveIntegerField(default=0)  # every stored record (policy and tool turns): comment anchors
     wall_s = models.FloatField(default=0.0)
     record = models.JSONField()  # the engine's Trajectory.to_dict(): turns, tokens, masks, grade, rewards
     created_at = models.DateTimeField(auto_now_add=True)

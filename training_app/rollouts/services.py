@@ -9,6 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from sandmle.evaluation.metrics import episode_turns
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import openai_policy_refusal
@@ -90,7 +91,8 @@ def trajectory_store(*, batch: RolloutBatch, task: SynthesizedTask, record: dict
             termination=str(record.get("termination", "")),
             valid_submission=bool(grade.get("valid_submission")), milestone=grade.get("milestone") or "",
             score=grade.get("score"), reward=float((rewards.get("dense") or {}).get("total", 0.0)),
-            format_rate=float(record.get("format_rate", 0.0)), n_turns=len(record.get("turns", [])),
+            format_rate=float(record.get("format_rate", 0.0)), n_turns=episode_turns(record),
+            n_records=len(record.get("turns", [])),
             wall_s=float(record.get("wall_s", 0.0)), record=record,
         )
     except IntegrityError:
@@ -154,7 +156,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
             continue
         trajectory_store(batch=batch, task=tasks[trajectory.task_id], record=trajectory.to_dict())
         stored += 1
-        if not RolloutBatch.beat(batch.id, progress=stored / max(total, 1), message=f"{stored}/{total} episodes"):
+        message = f"{stored} of {total} episodes stored"
+        if not RolloutBatch.beat(batch.id, progress=stored / max(total, 1), message=message):
             cancelled.set()
     runner.join()
     if "error" in outcome:

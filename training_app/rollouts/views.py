@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from sandmle.evaluation.uninformative import spread_warning
 from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
@@ -67,7 +68,9 @@ def rollout_batch_detail(request, batch_id):
     groups = selectors.trajectory_groups(batch=batch, task_pks=page.object_list)
     return render(request, "training/rollouts/rollout_batch_detail.html",
                   {"batch": batch, "groups": groups, "page": page,
-                   "schemes": reward_scheme_view(batch.summary.get("reward_schemes"))})
+                   "schemes": reward_scheme_view(batch.summary.get("reward_schemes")),
+                   "spread_warning": spread_warning(batch.summary.get("reward_schemes"), policies=[batch.policy])
+                   if batch.samples > 1 else None})
 
 
 @role_required(Role.VIEWER)
@@ -85,6 +88,7 @@ def _trajectory_view(trajectory: Trajectory) -> dict:
     record = trajectory.record
     grade = record.get("grade") or {}
     return {"trajectory": trajectory, "turns": presentation.turn_views(record), "grade": grade,
+            "turn_count": presentation.turn_count(record, trajectory.batch.max_turns),
             "ladder": presentation.ladder_view(grade), "rewards": record.get("rewards") or {}, "record": record}
 
 

@@ -7,10 +7,13 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from sandmle.evaluation.metrics import episode_turns, policy_calls
 from training_app.rollouts.models import RolloutBatch
 from training_app.runs.models import TrainingRun
 
 MILESTONES = ("median", "bronze", "silver", "gold")
+TURNS_HELP = ("turns the policy may take: a ReAct or MLE-Agent action, an AIDE or AIRA node (its review and re-asks "
+              "are not turns); a scaffold option max_turns sets its own")
 _FORMATTER = HtmlFormatter(nowrap=False, cssclass="highlight")
 
 
@@ -35,6 +38,15 @@ def turn_views(record: dict) -> list[dict]:
             "seconds": turn.get("wall_s", step.get("wall_s")),
         })
     return views
+
+
+def turn_count(record: dict, max_turns: int | None) -> str:
+    """One label for an episode's length wherever it is shown: the turns `max_turns` bounds, out of that bound, and the
+    policy calls when reviews, repairs or re-asks add some (an AIDE node is a turn with a code reply and a review)."""
+    turns, calls = episode_turns(record), policy_calls(record)
+    max_turns = ((record.get("extra") or {}).get("scaffold_options") or {}).get("max_turns") or max_turns
+    text = f"{turns} of {max_turns} turns" if max_turns else f"{turns} turn{'s' if turns != 1 else ''}"
+    return text + (f" ({calls} policy calls with reviews, repairs and re-asks)" if calls != turns else "")
 
 
 def ladder_view(grade: dict) -> list[dict]:
