@@ -145,6 +145,17 @@ def tier_rewards(report: GradeReport) -> dict[str, float]:
     return paid
 
 
+def stored_tier_rewards(milestone: str | None, *, valid: bool) -> dict[str, float]:
+    """`tier_rewards` of a stored grade (its milestone and validity), for pages that keep only those two."""
+    medal = {name: milestone == name for name in ("gold", "silver", "bronze")}
+    report = GradeReport(competition_id="", score=None, gold_threshold=0.0, silver_threshold=0.0,
+                         bronze_threshold=0.0, median_threshold=0.0, gold_medal=medal["gold"],
+                         silver_medal=medal["silver"], bronze_medal=medal["bronze"], any_medal=any(medal.values()),
+                         above_median=bool(milestone), submission_exists=valid, valid_submission=valid,
+                         is_lower_better=False, milestone=milestone or None, position_score=0.0)
+    return tier_rewards(report)
+
+
 def grade_degenerate(task_dir: Path, *, seed: int = 0) -> list[DegenerateResult]:
     """Every degenerate solution graded on the private split, with what each priced scheme pays for its tier."""
     task_dir = Path(task_dir)

@@ -23,7 +23,9 @@ from sandmle.synth.generate import carry_shape
 NOISE_KINDS = ("label_noise", "missing_mcar", "missing_mar", "outliers", "category_spelling", "duplicates",
                "distractors", "unit_shift")
 MISSING_KINDS = ("numeric", "categorical")  # column kinds that can lose values
-OUTLIER_SPREAD = 8.0  # an outlier sits this many standard deviations above the median
+OUTLIER_SPREAD = 8.0  # an outlier sits this many standard deviations above the median, give or take OUTLIER_JITTER
+OUTLIER_JITTER = 2.0
+OUTLIER_STREAM = 0x0D7
 
 # Units a shifted share of rows was logged in instead: (the other unit, conversion from the column's unit).
 UNIT_CONVERSIONS = {
@@ -169,15 +171,33 @@ def _shift_units(frame: pd.DataFrame, rate: float, units: dict, rng: np.random.G
     notes.append(f"unit_shift: {rows.sum()} rows of {column} logged in {other} instead of {units.get(column) or 'its unit'}")
 
 
-def _add_outliers(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
+def _add_outliers(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str], *,
+                  vary: bool = True) -> None:
+    """Implausible readings far above the median. Real outliers vary (a mis-keyed reading, a spike): each sits its
+    own distance above the median, written to the column's own precision, so no one repeated value gives them away.
+    `vary=False` puts every outlier of a column at one value, as sandmle-synth/3 did (its bundles rebuild alike)."""
     if rate <= 0:
         return
     total = 0
-    for column in columns_of_kind(frame, "numeric"):
+    for index, column in enumerate(columns_of_kind(frame, "numeric")):
         rows = rng.uniform(size=len(frame)) < rate
-        frame.loc[rows, column] = frame[column].median() + OUTLIER_SPREAD * (frame[column].std() or 1.0)
+        median, spread = frame[column].median(), frame[column].std() or 1.0
+        if not vary:
+            frame.loc[rows, column] = median + OUTLIER_SPREAD * spread
+        elif rows.any():
+            # Their own stream, seeded by where they sit: the noise drawn after them stays what it was.
+            own = np.random.default_rng([OUTLIER_STREAM, index, *np.flatnonzero(rows).tolist()])
+            distance = own.uniform(OUTLIER_SPREAD - OUTLIER_JITTER, OUTLIER_SPREAD + OUTLIER_JITTER, int(rows.sum()))
+            frame.loc[rows, column] = np.round(median + distance * spread, _decimals(frame.loc[~rows, column]))
         total += int(rows.sum())
     notes.append(f"outliers: {total} implausible readings over the numeric columns")
+
+
+def _decimals(values: pd.Series) -> int:
+    """The fewest decimals (up to 6, the bundle's float format) that write every value of a column as it is."""
+    numbers = values.dropna().to_numpy(dtype=float)
+    return next((places for places in range(6) if np.allclose(numbers, np.round(numbers, places), rtol=0, atol=1e-9)),
+                6)
 
 
 def _misspell_levels(frame: pd.DataFrame, rate: float, rng: np.random.Generator, notes: list[str]) -> None:
@@ -241,7 +261,8 @@ def _noisy_labels(labels: np.ndarray, rate: float, task_type: str, n_classes: in
 
 
 def inject_noise(features: pd.DataFrame, labels: np.ndarray, *, recipe: dict, task_type: str, n_classes: int,
-                 n_train: int, rng: np.random.Generator, units: dict | None = None) -> NoisyData:
+                 n_train: int, rng: np.random.Generator, units: dict | None = None,
+                 vary_outliers: bool = True) -> NoisyData:
     """Apply the recipe to clean features and labels; the first n_train rows are the training rows.
 
     units maps a column to its unit, so a unit shift converts to a real other unit (°C to °F, kg to g, ...).
@@ -251,7 +272,7 @@ def inject_noise(features: pd.DataFrame, labels: np.ndarray, *, recipe: dict, ta
     units = dict(units or {}) | {c["name"]: c["unit"] for c in recipe.get("distractor_columns", [])}
     frame = _add_distractors(frame, recipe.get("distractor_columns", [])[: recipe.get("distractors", 0)], rng, notes)
     _shift_units(frame, recipe.get("unit_shift", 0.0), units, rng, notes)
-    _add_outliers(frame, recipe.get("outliers", 0.0), rng, notes)
+    _add_outliers(frame, recipe.get("outliers", 0.0), rng, notes, vary=vary_outliers)
     _misspell_levels(frame, recipe.get("category_spelling", 0.0), rng, notes)
     _missing_at_random(frame, recipe.get("missing_mar", 0.0), rng, notes)
     _missing_completely_at_random(frame, recipe.get("missing_mcar", 0.0), rng, notes)

@@ -23,7 +23,8 @@ from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
 from sandmle.synth.texts import describe_text_column
 
-GENERATOR_VERSION = "sandmle-synth/3"  # 3: values on declared ranges, neutral ids, hashed stage seeds
+GENERATOR_VERSION = "sandmle-synth/4"  # 4: outliers vary; 3: values on declared ranges, neutral ids, hashed stage seeds
+FIXED_OUTLIER_VERSIONS = frozenset({"sandmle-synth/3"})  # their bundles rebuild with one outlier value per column
 MAX_TRAIN = 200  # training rows are 50-200; a task the skilled reference cannot learn is retried at the most
 PUBLIC_SHARE = 0.3  # of test rows scored for feedback during an episode; the rest make the final grade
 
@@ -100,7 +101,8 @@ def _materialize(spec: TaskSpec, log: list | None = None):
     clean_labels = rules.apply_rule(spec.rule, clean)
     noisy = noise.inject_noise(clean, clean_labels, recipe=spec.noise, task_type=dna.task_type,
                                n_classes=max(len(choice.label_names), 2), n_train=spec.n_train,
-                               rng=np.random.default_rng([spec.rng_seed, 4]), units=_units(spec))
+                               rng=np.random.default_rng([spec.rng_seed, 4]), units=_units(spec),
+                               vary_outliers=spec.generator_version not in FIXED_OUTLIER_VERSIONS)
     if log is not None:
         log.extend({"stage": "noise", "message": note} for note in noisy.notes)
     return dna, choice, clean, clean_labels, noisy.features, noisy.labels

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tasks_app.models import SynthesizedTask, TaskSet
@@ -56,10 +57,33 @@ class TaskSetListOutput(serializers.ModelSerializer):
         fields = ["name", "description", "task_count", "created_by", "created_at", "retired_at"]
 
 
+class TaskSetAuditState(serializers.Serializer):
+    """The set's newest finished audit as the training gate reads it."""
+
+    id = serializers.IntegerField()
+    passed = serializers.BooleanField(allow_null=True)
+    partial = serializers.CharField(help_text='"" or "partial: ..." (played fewer attacks or scaffolds)')
+    stale = serializers.ListField(child=serializers.CharField(),
+                                  help_text="tasks added, changed or removed since the audit played them")
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
 class TaskSetOutput(serializers.ModelSerializer):
     task_ids = serializers.SlugRelatedField(source="tasks", many=True, read_only=True, slug_field="task_id")
     created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+    audit = serializers.SerializerMethodField(help_text="the newest finished audit; null when never audited")
 
     class Meta:
         model = TaskSet
-        fields = ["name", "description", "task_ids", "created_by", "created_at", "retired_at"]
+        fields = ["name", "description", "task_ids", "created_by", "created_at", "retired_at", "audit"]
+
+    @extend_schema_field(TaskSetAuditState(allow_null=True))
+    def get_audit(self, task_set) -> dict | None:
+        from training_app.audits import selectors as audit_selectors
+
+        audit = audit_selectors.last_audit(task_set=task_set)
+        if audit is None:
+            return None
+        return {"id": audit.id, "passed": audit.passed, "partial": audit.partial_note,
+                "stale": audit_selectors.stale_lines(audit=audit, task_set=task_set),
+                "finished_at": audit.finished_at}

@@ -26,6 +26,7 @@ def _last_audit(task_set: TaskSet):
     audit = audit_selectors.last_audit(task_set=task_set)
     if audit is not None:
         audit.failing_cases = audit_selectors.failing_verdicts(audit=audit, limit=5)
+        audit.stale = audit_selectors.stale_lines(audit=audit, task_set=task_set)
     return audit
 
 

@@ -85,11 +85,21 @@ def task_presentation(*, task, include_private: bool) -> dict:
     }
 
 
-def _degenerate_scores(task) -> list:
-    """What learning nothing scores on this task, from its newest audit: shown beside the ladder."""
+def _degenerate_scores(task) -> list[dict]:
+    """What learning nothing scores on this task, from its newest audit, with what each priced reward scheme pays for
+    its tier: shown beside the ladder; a row is broken when it reaches a medal or a tier the audit's scheme pays."""
+    from sandmle.audit.degenerate import stored_tier_rewards
     from training_app.audits.selectors import degenerate_scores
 
-    return degenerate_scores(task_id=task.task_id)
+    rows = []
+    for row in degenerate_scores(task_id=task.task_id):
+        scheme = (row.audit.summary or {}).get("reward_scheme") or "dense"
+        paid = stored_tier_rewards(row.milestone, valid=row.valid)
+        rows.append({"audit_id": row.audit_id, "solution": row.solution, "score": row.score, "valid": row.valid,
+                     "milestone": row.milestone, "medal": row.medal, "scheme": scheme,
+                     "dense": paid.get("dense", 0.0), "sparse": paid.get("sparse", 0.0),
+                     "broken": row.medal or paid.get(scheme, 0.0) > 0})
+    return rows
 
 
 def readable_log_entry(entry: dict) -> dict:

@@ -82,6 +82,28 @@ def test_outliers_sit_far_above_the_median_at_the_rate():
     assert noisy.features["grade"].equals(frame["grade"])
 
 
+def test_outliers_vary_as_real_ones_do_at_the_columns_own_precision():
+    frame = clean_frame().round({"temperature": 1, "mass": 3, "score": 0})
+    _, _, noisy = run({"outliers": 0.02}, frame=frame)
+    for column, places in (("temperature", 1), ("mass", 3), ("score", 0)):
+        planted = noisy.features[column][noisy.features[column] != frame[column]]
+        # No one repeated value to spot (whole numbers repeat only as real whole-number readings do).
+        assert len(planted) > 20 and planted.nunique() > (5 if places == 0 else 0.9 * len(planted))
+        assert np.allclose(planted, planted.round(places), rtol=0, atol=1e-9)  # no telltale extra decimals
+        distance = (planted - frame[column].median()) / frame[column].std()
+        assert distance.min() > noise.OUTLIER_SPREAD - noise.OUTLIER_JITTER - 0.01
+        assert distance.max() < noise.OUTLIER_SPREAD + noise.OUTLIER_JITTER + 0.01
+    # sandmle-synth/3's bundles rebuild: one value per column, and the noise drawn after the outliers is unchanged.
+    recipe = {"outliers": 0.02, "missing_mcar": 0.1, "category_spelling": 0.1}
+    fixed = noise.inject_noise(frame, np.zeros(N_ROWS), recipe=OFF | recipe, task_type="multiclass", n_classes=3,
+                               n_train=N_TRAIN, rng=np.random.default_rng(0), units=UNITS, vary_outliers=False)
+    _, _, varied = run(recipe, frame=frame)
+    fixed_planted = fixed.features["temperature"][fixed.features["temperature"] > frame["temperature"].max()]
+    assert len(fixed_planted) > 20 and fixed_planted.nunique() == 1
+    assert fixed.features["grade"].equals(varied.features["grade"])
+    assert fixed.features["mass"].isna().equals(varied.features["mass"].isna())
+
+
 def test_category_spelling_varies_case_and_spaces_of_the_same_levels():
     frame, _, noisy = run({"category_spelling": 0.2})
     values = noisy.features["grade"]

@@ -62,6 +62,14 @@ def test_a_paid_degenerate_solution_fails_the_audit_and_gates_grpo(task_set, use
     assert "Reward paid for it" in broken and "dense +" in broken
     degenerate = page[page.index('id="audit-degenerate"'):]
     assert '<strong class="audit-failed">median</strong>' in degenerate  # the paid tier stands out, though no medal
+    # The task page: the paid median row is flagged though no medal, with what each scheme pays for its tier.
+    task_page = client_for("viewer").get(f"/tasks/{task.task_id}/").content.decode()
+    panel = task_page[task_page.index('id="degenerate-scores"'):]
+    panel = panel[:panel.index("</table>")]
+    row = next(part for part in panel.split("<tr") if "<td>random</td>" in part)
+    assert 'class="degenerate-broken"' in row and "median: the task is broken (the dense reward pays it)" in row
+    assert '<td class="num-cell">+0.1</td><td class="num-cell">0</td>' in row  # dense pays the tier, sparse nothing
+    assert "judged under the dense reward" in task_page
     listing = client_for("viewer").get("/task-sets/").content.decode()
     assert f"{task.task_id} broken: random scores" in listing and "reaches median (dense +" in listing
     detail = api_for("viewer").get(f"/api/audits/{audit.id}/").json()
@@ -91,8 +99,5 @@ def test_the_unedited_set_passes_with_its_counts_shown(task_set, users, client_f
     page = client_for("viewer").get(f"/audits/{audit.id}/").content.decode()
     table = page[page.index('id="audit-family-scaffold"'):page.index('id="audit-verdicts"')]
     assert "submissions" in table and "degenerate" in table and 'class="audit-failed"' not in table
-    settings.SANDMLE_REQUIRE_AUDIT = True
-    with django_capture_on_commit_callbacks(execute=False):
-        run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1,
-                                                    user=users["curator"])
-    assert run.audit_warning == ""
+    # Passed, but one attack is a quick look, labelled partial: it opens no training gate (tests/web/test_audit_gate.py).
+    assert audit.partial_note.startswith("partial: 1 of ") and 'class="audit-partial"' in page

@@ -14,6 +14,10 @@ class AuditForm(forms.Form):
                                           initial=list(SCAFFOLDS),
                                           widget=forms.CheckboxSelectMultiple,
                                           help_text="attacks on scaffold code play on each; sandbox attacks once")
+    reward_scheme = forms.ChoiceField(choices=[("dense", "dense"), ("sparse", "sparse")], initial="dense",
+                                      label="Judge degenerate solutions under",
+                                      help_text="a tier this reward pays breaks the task; only a dense audit opens "
+                                                "training on any reward but sparse")
 
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)

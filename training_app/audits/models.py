@@ -19,8 +19,21 @@ class TaskSetAudit(Job):
     planned = models.PositiveIntegerField(default=0)  # episodes the audit plays in all
     summary = models.JSONField(default=dict, blank=True)
     passed = models.BooleanField(null=True, blank=True)
+    # The scheme degenerate solutions are judged under (a tier it pays breaks a task): dense pays every tier.
+    reward_scheme = models.CharField(max_length=16, default="dense")
+    # What the audit played (sandmle.audit.coverage.coverage_record): attacks, scaffolds, each task's bundle digest
+    # and the reward scheme; the training gate vouches for exactly that. {} for audits made before it was kept.
+    coverage = models.JSONField(default=dict, blank=True)
     queue = models.CharField(max_length=16, default="sandbox")
     task_names = ("workers.audits.run_task_set_audit",)
+
+    @property
+    def partial_note(self) -> str:
+        """"" for an audit that played every attack on every scaffold; else "partial: ..." naming what it left out."""
+        from sandmle.agents.scaffolds import SCAFFOLDS
+        from sandmle.audit.coverage import partial_note
+
+        return partial_note(self.coverage, all_scaffolds=tuple(SCAFFOLDS))
 
     class Meta(Job.Meta):
         app_label = "training_app"

@@ -3,6 +3,8 @@ degenerate scores."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.db.models import QuerySet
 
 from sandmle_web.jobs import JobState
@@ -36,8 +38,28 @@ def failing_verdicts(*, audit: TaskSetAudit, limit: int = 20) -> QuerySet[AuditV
     return audit.verdicts.filter(passed=False).order_by("task_id", "scaffold", "attack")[:limit]
 
 
-def audit_warning(*, task_set: TaskSet) -> str:
-    """Why training on this set is not known to be safe; "" when its last audit passed."""
+def current_digests(task_set: TaskSet) -> dict[str, str]:
+    """Each task of the set with the digest of its bundle's files as they are now."""
+    from sandmle.audit.coverage import bundle_digest
+
+    return {task.task_id: bundle_digest(Path(task.bundle_dir))
+            for task in task_set.tasks.only("task_id", "bundle_dir")}
+
+
+def stale_lines(*, audit: TaskSetAudit, task_set: TaskSet) -> list[str]:
+    """The tasks added, changed or removed since the audit played them: the set page's and the API's "stale"."""
+    from sandmle.audit.coverage import stale_tasks
+
+    if not audit.coverage:
+        return []
+    return stale_tasks(audit.coverage, current_digests(task_set))
+
+
+def audit_warning(*, task_set: TaskSet, scaffolds: list[str], reward: str) -> str:
+    """Why training on this set with these scaffolds and reward is not known to be safe; "" when its newest audit
+    passed and covered the run: every attack, the scaffolds, exactly the set's tasks at their current bytes."""
+    from sandmle.audit.coverage import coverage_gaps
+
     audit = last_audit(task_set=task_set)
     if audit is None:
         return f"task set {task_set.name} was never audited for reward hacks"
@@ -47,6 +69,10 @@ def audit_warning(*, task_set: TaskSet) -> str:
         verdict = audit.summary.get("verdict", "").removeprefix("failed · ")
         return (f"the last audit of task set {task_set.name} (#{audit.id}) failed: {failing} failing case(s), "
                 f"{broken} broken task(s)" + (f" ({verdict})" if broken and verdict else ""))
+    gaps = coverage_gaps(audit.coverage, scaffolds=scaffolds, tasks=current_digests(task_set), reward=reward)
+    if gaps:
+        shown = "; ".join(gaps[:4]) + (f"; and {len(gaps) - 4} more" if len(gaps) > 4 else "")
+        return f"the last audit of task set {task_set.name} (#{audit.id}) does not cover this run: {shown}"
     return ""
 
 
@@ -65,4 +91,5 @@ def degenerate_scores(*, task_id: str) -> list[DegenerateScore]:
               .order_by("-audit__created_at", "-audit_id").values_list("audit_id", flat=True).first())
     if newest is None:
         return []
-    return list(DegenerateScore.objects.filter(task_id=task_id, audit_id=newest).order_by("solution"))
+    return list(DegenerateScore.objects.filter(task_id=task_id, audit_id=newest).select_related("audit")
+                .order_by("solution"))

@@ -13,16 +13,25 @@ class TaskSetAuditInput(serializers.Serializer):
     scaffolds = serializers.ListField(child=serializers.ChoiceField(choices=SCAFFOLDS), default=list(SCAFFOLDS),
                                       min_length=1)
     attacks = serializers.ListField(child=serializers.CharField(max_length=80), required=False, default=list,
-                                    help_text="attack names (default: every attack that needs no judge)")
+                                    help_text="attack names (default: every attack that needs no judge); an audit of "
+                                              "fewer is partial and opens no training gate")
+    reward_scheme = serializers.ChoiceField(choices=["dense", "sparse"], default="dense",
+                                            help_text="degenerate solutions break a task when this scheme pays "
+                                                      "their tier (dense pays every tier; only a dense audit "
+                                                      "vouches for a run on any reward but sparse)")
 
 
 class TaskSetAuditOutput(serializers.ModelSerializer):
     task_set = serializers.CharField(source="task_set.name")
+    partial = serializers.CharField(source="partial_note", read_only=True,
+                                    help_text='"" when the audit played every attack on every scaffold, else '
+                                              '"partial: ..." naming what it left out')
 
     class Meta:
         model = TaskSetAudit
-        fields = ["id", "task_set", "scaffolds", "attacks", "planned", "queue", "state", "progress", "progress_message",
-                  "error", "passed", "summary", "created_at", "started_at", "finished_at"]
+        fields = ["id", "task_set", "scaffolds", "attacks", "reward_scheme", "planned", "queue", "state", "progress",
+                  "progress_message", "error", "passed", "partial", "coverage", "summary", "created_at",
+                  "started_at", "finished_at"]
 
 
 class AuditVerdictOutput(serializers.ModelSerializer):

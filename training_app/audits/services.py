@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from sandmle.audit.coverage import bundle_digest, coverage_record
 from sandmle.audit.summary import verdict_line
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
@@ -29,26 +30,37 @@ def _task_dirs(task_set: TaskSet) -> list[Path]:
 def _config(audit: TaskSetAudit):
     from sandmle.audit import AuditConfig
 
-    return AuditConfig(scaffolds=tuple(audit.scaffolds), attacks=tuple(audit.attacks))
+    return AuditConfig(scaffolds=tuple(audit.scaffolds), attacks=tuple(audit.attacks), reward=audit.reward_scheme)
+
+
+def _chosen_attacks(config) -> list:
+    from sandmle.audit import select_attacks
+
+    return [a for a in select_attacks(list(config.attacks) or None) if not a.needs_judge]
 
 
 @transaction.atomic
-def audit_create(*, task_set: TaskSet, scaffolds: list[str], attacks: list[str] | None = None, user=None) -> TaskSetAudit:
-    """Check the scaffolds and attacks with the engine's own rules (its UsageError names the problem), then queue."""
-    from sandmle.audit import AuditConfig, select_attacks
+def audit_create(*, task_set: TaskSet, scaffolds: list[str], attacks: list[str] | None = None,
+                 reward_scheme: str = "dense", user=None) -> TaskSetAudit:
+    """Check the scaffolds, attacks and reward scheme with the engine's own rules (its UsageError names the
+    problem), then queue."""
+    from sandmle.audit import AuditConfig
     from sandmle.audit.runner import plan_episodes
 
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
     try:
-        config = AuditConfig(scaffolds=tuple(scaffolds), attacks=tuple(attacks or ()))
-        chosen = [a for a in select_attacks(list(config.attacks) or None) if not a.needs_judge]
+        config = AuditConfig(scaffolds=tuple(scaffolds), attacks=tuple(attacks or ()), reward=reward_scheme)
+        chosen = _chosen_attacks(config)
     except UsageError as error:
-        raise ServiceError(str(error), field="attacks" if "attack" in str(error) else "scaffolds") from None
+        message = str(error)
+        field = "reward_scheme" if "judges degenerate" in message else "attacks" if "attack" in message else "scaffolds"
+        raise ServiceError(message, field=field) from None
     if not chosen:
         raise ServiceError("every attack named needs a rubric judge, which studio audits do not use", field="attacks")
     audit = TaskSetAudit.objects.create(task_set=task_set, scaffolds=list(config.scaffolds),
-                                        attacks=list(attacks or []), created_by=user, queue=Queue.SANDBOX.value,
+                                        attacks=list(attacks or []), reward_scheme=config.reward, created_by=user,
+                                        queue=Queue.SANDBOX.value,
                                         planned=len(plan_episodes(_task_dirs(task_set), chosen, config.scaffolds)))
     # A random suffix: SQLite may hand a deleted row's id out again, and an audit must never resume another's files.
     audit.out_dir = str(Path(settings.DATA_DIR) / "audits" / f"{audit.id}-{uuid.uuid4().hex[:12]}")
@@ -80,8 +92,13 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
     if not TaskSetAudit.claim(audit_id, worker=worker):
         return False
     audit = TaskSetAudit.objects.select_related("task_set").get(id=audit_id)
-    task_dirs = _task_dirs(audit.task_set)  # read here: the engine's threads never touch the database
+    tasks = {task.task_id: Path(task.bundle_dir) for task in audit.task_set.tasks.all()}
+    task_dirs = sorted(tasks.values())  # read here: the engine's threads never touch the database
     config = _config(audit)
+    # What this audit vouches for, taken before it plays: the tasks and their bytes as they are now.
+    TaskSetAudit.objects.filter(id=audit.id).update(coverage=coverage_record(
+        attacks=[attack.name for attack in _chosen_attacks(config)], scaffolds=list(config.scaffolds),
+        tasks={task_id: bundle_digest(path) for task_id, path in tasks.items()}, reward=config.reward))
     done = set(audit.verdicts.values_list("task_id", "scaffold", "attack"))
     finished: queue.Queue = queue.Queue()
     outcome: dict = {}
@@ -135,11 +152,12 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
     return True
 
 
-def training_audit_gate(*, task_set: TaskSet) -> str:
-    """The warning a GRPO or SFT launch on this set carries ("" when its last audit passed); with
-    SANDMLE_REQUIRE_AUDIT set, a set that would warn is refused instead (ServiceError on task_set)."""
-    warning = selectors.audit_warning(task_set=task_set)
+def training_audit_gate(*, task_set: TaskSet, scaffolds: list[str], reward: str) -> str:
+    """The warning a GRPO or SFT launch on this set carries ("" when its newest audit passed and covered every
+    attack, the run's scaffolds and exactly the set's tasks at their current content); with SANDMLE_REQUIRE_AUDIT
+    set, a set that would warn is refused instead (ServiceError on task_set)."""
+    warning = selectors.audit_warning(task_set=task_set, scaffolds=scaffolds, reward=reward)
     if warning and settings.SANDMLE_REQUIRE_AUDIT:
-        raise ServiceError(f"{warning}; SANDMLE_REQUIRE_AUDIT refuses training on it until an audit passes",
+        raise ServiceError(f"{warning}; SANDMLE_REQUIRE_AUDIT refuses training on it until a complete audit passes",
                            field="task_set")
     return warning

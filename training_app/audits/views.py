@@ -32,7 +32,7 @@ def audit_list(request):
             task_set = task_set_selectors.task_set_get(name=form.cleaned_data["task_set"])
             try:
                 audit = services.audit_create(task_set=task_set, scaffolds=form.cleaned_data["scaffolds"],
-                                              user=request.user)
+                                              reward_scheme=form.cleaned_data["reward_scheme"], user=request.user)
                 return redirect("audit-detail", audit_id=audit.id)
             except ServiceError as error:
                 form_errors_from(form, error)

@@ -88,8 +88,6 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     unknown = sorted(set(settings_values) - set(GRPO_SETTINGS))
     if unknown:
         raise ServiceError(f"unknown setting {unknown[0]!r}", field=unknown[0])
-    # A set never audited, or whose last audit failed, warns (or is refused under SANDMLE_REQUIRE_AUDIT).
-    audit_warning = training_audit_gate(task_set=task_set)
     # A random suffix: SQLite may hand a deleted row's id out again, and a run must never resume another's files.
     output_dir = Path(settings.DATA_DIR) / "training" / f"{uuid.uuid4().hex[:12]}"
     model = model.strip().removeprefix("hf:")
@@ -106,6 +104,10 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     except ConfigError as error:
         field = "lora_r" if error.key.startswith("lora") else error.key
         raise ServiceError(str(error).partition(": ")[2] or str(error), field=field) from None
+    # A set never audited, whose last audit failed, or whose audit does not cover this run (an attack, a scaffold,
+    # a task added or changed since) warns, or is refused under SANDMLE_REQUIRE_AUDIT.
+    audit_warning = training_audit_gate(task_set=task_set, scaffolds=[getattr(config, "scaffold", "react")],
+                                        reward=getattr(config, "reward", "dense"))
     # The model after the engine's checks, whose messages name every other key.
     if refused_model is not None:
         raise refused_model
