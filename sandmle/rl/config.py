@@ -255,7 +255,7 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
     values = check_settings(raw, _fields(kind))
     if "scaffold_options" in values:
         values["scaffold_options"] = check_run_scaffold_options(values["scaffold"], values["scaffold_options"])
-    if values.get("epochs") is not None:
+    if kind == "grpo" and values["epochs"] is not None:
         derived = max(1, math.ceil(values["epochs"] * len(values["tasks"]) / values["tasks_per_step"]))
         if "steps" in user_keys and "epochs" in user_keys and values["steps"] != derived:
             raise ConfigError("steps", f"{values['steps']} disagrees with epochs {values['epochs']:g} "
