@@ -192,6 +192,10 @@ GRPO_FIELDS: list[Field] = [
 SFT_FIELDS: list[Field] = [
     Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
     Field("dataset", "paths", REQUIRED, "conversational JSONL files (`messages` per line) from `sandmle sft-export`"),
+    Field("scaffold", "choice", "react", "the scaffold whose conversations the dataset holds (the one the checkpoint "
+          "will run in)", choices=SCAFFOLDS),
+    Field("scaffold_options", "options", {}, "the scaffold's options the conversations were written in (react: "
+          "dialect studio or sandmle); `sandmle sft-export` writes that dialect"),
     Field("learning_rate", "float", 1e-5, "AdamW learning rate", min=0.0, max=1.0),
     Field("epochs", "float", 1.0, "passes over the dataset (ignored when steps is set)", min=0.01, max=10000.0),
     Field("steps", "int", None, "optimizer steps (default: from epochs)", min=1, max=MAX_STEPS, nullable=True),

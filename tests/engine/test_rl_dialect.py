@@ -35,6 +35,12 @@ def test_grpo_trains_in_the_sandmle_dialect_with_token_ids_on_every_turn(tmp_pat
     lines = []
     result = train_grpo(config, on_step=lines.append)
     assert result["steps_done"] == 3 and result["failures"]["failed"] == 0
+    # The checkpoint records what it was trained with.
+    from sandmle.rl.provenance import read_provenance
+
+    assert read_provenance(f"hf:{result['checkpoints'][-1]}") == {
+        "kind": "grpo", "scaffold": "react", "scaffold_options": {"dialect": "sandmle", "output_lines": 20},
+        "feedback": "score", "saw_test_scores": False, "preset": None, "reward": "dense"}
 
     tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
     trajectories = [json.loads(line) for step in lines for line in open(step["trajectories"])]
