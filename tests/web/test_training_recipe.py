@@ -62,3 +62,29 @@ def test_the_api_takes_scaffold_options_and_refuses_bad_ones_by_key(api_for, tas
     assert recipe["preset"] == "cpu-smoke" and recipe["saw_test_scores"] is True
     assert recipe["scaffold_options"] == {"dialect": "sandmle"} and made.json()["config"]["steps"] == 1
     assert recipe["changed"] == {"steps": {"preset": 6, "run": 1}}
+
+
+def test_a_campaign_row_of_a_checkpoint_shows_what_it_was_trained_with(client_for, task_set, tmp_path):
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.provenance import training_provenance, write_provenance
+    from training_app.models import EvalCampaign
+
+    checkpoint = tmp_path / "checkpoint-4"
+    checkpoint.mkdir()
+    config = load_train_config({"model": "m", "tasks": ["t"], "output_dir": "o", "preset": "sandmle-paper"})
+    write_provenance(checkpoint, training_provenance(config))
+    policy = f"hf:{checkpoint}"
+    cell = {"policy": policy, "scaffold": "react", "n": 1, "metrics": {"medal_rate": {"mean": 0.5, "sem": None}}}
+    report = {"policies": [policy, "baseline"], "scaffolds": ["react"], "baseline": "baseline", "metrics": ["medal_rate"],
+              "cells": [cell, {**cell, "policy": "baseline"}]}
+    campaign = EvalCampaign.objects.create(task_set=task_set, spec={"policies": [policy, "baseline"],
+                                                                    "scaffolds": ["react"], "seeds": 1},
+                                           report=report, state="succeeded")
+    page = client_for("viewer").get(f"/campaigns/{campaign.id}/")
+    rows = {row["policy"]: row for row in page.context["rows"]}
+    assert rows[policy]["trained_with"] == {"text": "react dialect=sandmle output_lines=20, feedback score_answers",
+                                            "saw_test_scores": True}
+    assert rows["baseline"]["trained_with"] is None
+    html = page.content.decode()
+    assert "trained with react dialect=sandmle output_lines=20, feedback score_answers" in html
+    assert "saw test scores" in html
