@@ -75,3 +75,24 @@ def test_the_cli_takes_a_preset_and_scaffold_options_and_refuses_bad_ones_before
     table = capsys.readouterr().out
     assert "preset sandmle-paper: 1e-06 (SandMLE's rLLM/verl recipe: actor lr 1e-6)" in table
     assert "scaffold_options  (options, default {})" in table
+
+
+@pytest.mark.torch
+def test_cpu_smoke_visibly_learns_with_the_reply_menu_model(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+    from sandmle.rl.grpo import train_grpo
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+    from tests.engine.rollout_bundles import make_bundle
+
+    checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", reply_menu=TABULAR_REPLY_MENU)
+    task = make_bundle(tmp_path / "tasks", kind="regression")
+    config = load_train_config({"preset": "cpu-smoke", "model": str(checkpoint), "tasks": [str(task)],
+                                "output_dir": str(tmp_path / "run")})
+    lines = []
+    result = train_grpo(config, on_step=lines.append)
+    assert result["steps_done"] == 6 and len(result["checkpoints"]) == 1
+    rewards = [line["reward_mean"] for line in lines]
+    # Measured on 2 cores: 0.15, 0.6, 0.7, 0.9, 0.9, 0.9 (the fitted model's reply wins every episode by step 4).
+    assert sum(rewards[-2:]) / 2 >= sum(rewards[:2]) / 2 + 0.3, rewards

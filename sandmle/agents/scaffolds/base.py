@@ -15,6 +15,8 @@ from sandmle.episode_files import EpisodeDir, RefusedFile
 # valid output (the agent locks in what it saw); its results "saw test scores". score grades a public split.
 FEEDBACK_MODES = ("none", "validate", "score", "score_answers")
 SCORING_FEEDBACK = ("score", "score_answers")
+# What an evaluation may give its agents: never the real answers' scores (a measurement must stay held out).
+EVALUATION_FEEDBACK = tuple(mode for mode in FEEDBACK_MODES if mode != "score_answers")
 SUBMISSION_NAME = "submission.csv"
 NODES_DIR = ".nodes"
 # No ML program needs deeper directories; the sandbox's recursive listing breaks near 1,000.
