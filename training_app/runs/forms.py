@@ -34,6 +34,9 @@ def _setting_field(entry: dict) -> forms.Field:
     if entry["type"] == "choice":
         labels = SCAFFOLD_LABELS if entry["key"] == "scaffold" else FEEDBACK_LABELS if entry["key"] == "feedback" else {}
         blank = [("", "none")] if entry["key"] == "preset" else []
+        if entry["key"] == "preset":  # the fields' values are sent too, and override the preset's
+            options["help_text"] = (entry["help"] + " · \"Start from\" above fills the form with its values; "
+                                    "every value sent here overrides the preset's")
         return forms.ChoiceField(choices=blank + [(c, labels.get(c, c)) for c in entry["choices"]], **options)
     if entry["type"] == "options":
         options.update(initial="", help_text=entry["help"] + " · one KEY=VALUE a line, e.g. dialect=sandmle")
