@@ -33,6 +33,7 @@ def test_the_form_starts_from_a_preset_and_launches_it_with_the_changes(client_f
     html = detail.content.decode()
     assert 'id="saw-test-scores"' in html and 'id="preset-changes"' in html and "saw test scores" in html
     assert "saw test scores" in client_for("viewer").get("/training/").content.decode()
+    assert "saw test scores" in client_for("viewer").get(f"/training/compare/?runs={run.id}").content.decode()
 
 
 def test_the_form_refuses_an_option_the_scaffold_does_not_have(client_for, task_set, settings):
