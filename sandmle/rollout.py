@@ -187,6 +187,8 @@ def run_episode(
         report = _grade(trajectory, task_dir, workdir)
         trajectory.extra["submission_choice"] = context.submission_choice
         _record_turns(trajectory, context)
+        if config.feedback == "score_answers":
+            report = last_valid_score(trajectory, report, context.score_reports)
         _reward_all(trajectory, report, judge=config.rubric_judge, rubric_weight=config.rubric_weight)
     except Exception as error:
         _fail(trajectory, error, context, task_dir=task_dir, workdir=workdir)
@@ -247,6 +249,24 @@ def _grade(trajectory: Trajectory, task_dir: Path, workdir: Path) -> Any:
     report = grade_submission(task_dir, workdir / "submission.csv", split="private", episode_dir=workdir)
     trajectory.grade = report.to_dict()
     return report
+
+
+def last_valid_score(trajectory: Trajectory, final: Any, shown: list) -> Any:
+    """score_answers: the report the reward reads is the last valid one the Score tool showed the agent (the agent
+    locks in what it saw, as SandMLE's released code rewards); without one, an invalid report. The grade of the final
+    file stays in trajectory.grade; extra["reward_from"] says which report paid."""
+    import dataclasses
+
+    calls = [number for number, report in enumerate(shown, start=1) if report.valid_submission]
+    if calls:
+        paid = shown[calls[-1] - 1]
+        trajectory.extra["reward_from"] = {"rule": "last_valid_score", "score_call": calls[-1], "score": paid.score,
+                                           "milestone": paid.milestone}
+        return paid
+    trajectory.extra["reward_from"] = {"rule": "last_valid_score", "score_call": None, "score": None, "milestone": None}
+    return dataclasses.replace(final, valid_submission=False, score=None, milestone=None, gold_medal=False,
+                               silver_medal=False, bronze_medal=False, any_medal=False, above_median=False,
+                               position_score=0.0, errors=["no valid Score output: the reward reads the last one seen"])
 
 
 def _reward_all(trajectory: Trajectory, report: Any, *, judge: Any = None, rubric_weight: float = 0.2) -> None:

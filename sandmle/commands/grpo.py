@@ -12,6 +12,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="the run's YAML settings")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override one setting (repeatable; lora.r=8 sets a nested one)")
+    parser.add_argument("--preset", default=None, metavar="NAME",
+                        help="start from a named recipe (sandmle-paper, cpu-smoke); the config and --set override it")
+    parser.add_argument("--scaffold-option", dest="scaffold_options", action="append", default=[],
+                        metavar="KEY=VALUE", help="one scaffold option (repeatable), e.g. dialect=sandmle")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in output_dir")
     parser.add_argument("--keys", action="store_true",
                         help="print the key table (each setting, its default and the reference trainer's value) and exit")
@@ -21,6 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def key_table() -> str:
     """Every GRPO setting as a block: key, type, default, range or choices, the reference's value, help."""
     from sandmle.rl.config import config_fields
+    from sandmle.rl.presets import RUN_PRESETS
 
     blocks = []
     for entry in config_fields("grpo"):
@@ -33,6 +38,10 @@ def key_table() -> str:
             lines.append(f"  range: {low} .. {entry.get('max', 'inf')}")
         if "reference" in entry:
             lines.append(f"  reference: {entry['reference']}")
+        for preset, settings in RUN_PRESETS.items():
+            if entry["key"] in settings:
+                value, source = settings[entry["key"]]
+                lines.append(f"  preset {preset}: {value} ({source})")
         lines.append(f"  {entry['help']}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -45,9 +54,11 @@ def run(args: argparse.Namespace) -> int:
     if args.keys:
         print(key_table())
         return 0
-    if args.config is None:
-        raise UsageError("--config FILE.yaml is required (or --keys for the key table)")
-    config = load_train_config(args.config, args.overrides, kind="grpo")  # refused here, before torch loads
+    if args.config is None and not (args.preset or args.overrides):
+        raise UsageError("--config FILE.yaml is required (or --preset NAME with --set, or --keys for the key table)")
+    overrides = ([f"preset={args.preset}"] if args.preset else []) + list(args.overrides)
+    overrides += [f"scaffold_options.{pair}" for pair in args.scaffold_options]
+    config = load_train_config(args.config or {}, overrides, kind="grpo")  # refused here, before torch loads
     from sandmle.rl.grpo import check_paths, train_grpo
 
     check_paths(config)

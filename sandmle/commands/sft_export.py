@@ -15,6 +15,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--reward", default="dense", help="the reward scheme --min-reward reads (default dense)")
     parser.add_argument("--milestone", default=None, help="keep valid submissions at median|bronze|silver|gold or better")
     parser.add_argument("--scaffold", default=None, help="keep one scaffold's trajectories")
+    parser.add_argument("--scaffold-option", dest="scaffold_options", action="append", default=[], metavar="KEY=VALUE",
+                        help="write the conversations of this dialect only (dialect=sandmle or dialect=studio: react's)")
     parser.add_argument("--policy", default=None, help="keep one policy's trajectories")
     return parser
 
@@ -31,12 +33,17 @@ def _read(paths: list[Path]):
 
 
 def run(args: argparse.Namespace) -> int:
+    from sandmle.agents.scaffolds.options import parse_option_pairs
     from sandmle.rl.sft import export_sft_dataset
+
+    scaffold = args.scaffold or "react"
+    options = parse_option_pairs(args.scaffold_options, [scaffold]).get(scaffold, {})
 
     for path in args.trajectories:
         if not path.is_file():
             raise FileNotFoundError(f"trajectory file not found: {path}")
     rows = export_sft_dataset(_read(args.trajectories), args.out, min_reward=args.min_reward, milestone=args.milestone,
-                              scaffold=args.scaffold, policy=args.policy, reward_scheme=args.reward)
+                              scaffold=args.scaffold, policy=args.policy, reward_scheme=args.reward,
+                              scaffold_options=options)
     print(json.dumps({"rows": rows, "out": str(args.out)}))
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from sandmle.agents.scaffolds import SCAFFOLDS
-from sandmle.agents.scaffolds.base import FEEDBACK_MODES
+from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
 from sandmle.errors import UsageError
 
 EPISODES_FILE = "episodes.jsonl"
@@ -62,8 +62,8 @@ class CampaignSpec:
             raise UsageError(f"seeds: {self.seeds!r} must be a whole number of at least 1")
         if self.baseline is not None and self.baseline not in self.policies:
             raise UsageError(f"baseline: {self.baseline!r} is not one of the policies")
-        if self.feedback not in FEEDBACK_MODES:
-            raise UsageError(f"feedback: expected one of {', '.join(FEEDBACK_MODES)}, not {self.feedback!r}")
+        if self.feedback not in EVALUATION_FEEDBACK:
+            raise UsageError(f"feedback: expected one of {', '.join(EVALUATION_FEEDBACK)}, not {self.feedback!r}")
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise UsageError(f"max_turns: {self.max_turns!r} must be a whole number of at least 1")
         for name in ("time_budget_s", "step_timeout_s"):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.agents.scaffolds import SCAFFOLDS
-from sandmle.agents.scaffolds.base import FEEDBACK_MODES
+from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
 from sandmle.rl.config import MAX_TOKENS, REQUIRED, ConfigError, Field, check_settings, read_settings
 
 CAMPAIGN_FIELDS: list[Field] = [
@@ -18,7 +18,7 @@ CAMPAIGN_FIELDS: list[Field] = [
     Field("out", "path", REQUIRED, "folder for episodes.jsonl, report.json, report.csv"),
     Field("seeds", "int", 3, "repeats of every episode (MLE-bench asks for 3)", min=1, max=100),
     Field("baseline", "str", None, "the policy the other rows are compared against", nullable=True),
-    Field("feedback", "choice", "score", "what the agent may check before answering", choices=tuple(FEEDBACK_MODES)),
+    Field("feedback", "choice", "score", "what the agent may check before answering", choices=EVALUATION_FEEDBACK),
     Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200),
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode", min=1.0, max=7 * 86400.0),
     Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1, max=86400.0),

@@ -18,8 +18,9 @@ class StepReporter(TrainerCallback):
     """
 
     def __init__(self, files: Any, *, on_step: Callable[[dict], None] | None,
-                 should_stop: Callable[[], bool] | None) -> None:
+                 should_stop: Callable[[], bool] | None, provenance: dict | None = None) -> None:
         self.files = files
+        self.provenance = provenance  # written into every checkpoint folder (sandmle/rl/provenance.py)
         self.on_step = on_step
         self.should_stop = should_stop
         self.stopped = False
@@ -63,6 +64,10 @@ class StepReporter(TrainerCallback):
 
     def on_save(self, args, state, control, **kwargs):
         checkpoint = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        if self.provenance is not None and state.is_world_process_zero:
+            from sandmle.rl.provenance import write_provenance
+
+            write_provenance(checkpoint, self.provenance)
         self.save_extra(checkpoint)
         self.checkpoints.append(str(checkpoint))
         if self.deferred is not None:
@@ -85,7 +90,10 @@ class RunCallback(StepReporter):
     """The GRPO run's reporter: rollout metrics, periodic evaluation, curriculum state beside each checkpoint."""
 
     def __init__(self, run: Any) -> None:
-        super().__init__(run.files, on_step=run.on_step, should_stop=run.should_stop)
+        from sandmle.rl.provenance import training_provenance
+
+        super().__init__(run.files, on_step=run.on_step, should_stop=run.should_stop,
+                         provenance=training_provenance(run.config))
         self.run = run
 
     def on_step_end(self, args, state, control, **kwargs):

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.errors import UsageError
+from sandmle.rl.presets import RUN_PRESET_NAMES
 
 REWARD_SCHEMES = ("dense", "sparse", "rubric", "dense+rubric")
 SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
-FEEDBACK = ("none", "validate", "score")
+# score_answers: the Score tool grades against the real answers and the reward is its last valid output, as
+# SandMLE's released agent does; the run's results "saw test scores". score (a public split) leaks nothing.
+FEEDBACK = ("none", "validate", "score", "score_answers")
 TASK_SAMPLING = ("uniform", "learnability")
 VLLM_MODES = ("colocate", "server")
 # TRL's aggregations of the PPO-clip family (GRPOConfig.loss_type); grpo is the reference's sequence-mean-token-mean.
@@ -28,6 +31,10 @@ REFERENCE = "SandMLE's rLLM/verl recipe"
 TRACKERS = ("none", "tensorboard", "wandb")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
+
+# The run's keys for the budgets a scaffold option may set elsewhere (sandmle.agents.scaffolds.options.BUDGETS).
+RUN_BUDGET_KEYS = {"max_turns": "max_turns", "max_tokens": "max_response_tokens", "step_timeout_s": "step_timeout_s",
+                   "time_budget_s": "time_budget_s", "context_tokens": "context_tokens", "temperature": "temperature"}
 
 REQUIRED = object()
 # Upper bounds: far above any real run, low enough that a typo (an extra zero or three) is refused, not run for weeks.
@@ -93,7 +100,12 @@ GRPO_FIELDS: list[Field] = [
     Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
     Field("tasks", "paths", REQUIRED, "task bundle directories to train on"),
     Field("eval_tasks", "paths", [], "held-out task bundle directories for periodic evaluation"),
+    Field("preset", "choice", None, "a named recipe applied before the other keys, which override it "
+          "(sandmle/rl/presets.py)", choices=RUN_PRESET_NAMES, nullable=True),
     Field("scaffold", "choice", "react", "the agent scaffold every episode runs in", choices=SCAFFOLDS),
+    Field("scaffold_options", "options", {}, "the scaffold's {option: value} (react: dialect studio or sandmle, "
+          "output_lines; aide/aira: their search settings), checked as rollouts and campaigns check them; episode "
+          "budgets are the run's own keys"),
     Field("reward", "choice", "dense", "the reward scheme, from the grade", choices=REWARD_SCHEMES),
     Field("group_size", "int", 4, "episodes per task per step (G); advantages are normalised within each group",
           min=2, max=256,
@@ -101,6 +113,8 @@ GRPO_FIELDS: list[Field] = [
     Field("tasks_per_step", "int", 16, "task groups per optimizer step", min=1, max=4096,
           reference=f"16, 64 episodes a step ({REFERENCE})"),
     Field("steps", "int", 100, "optimizer steps", min=1, max=MAX_STEPS),
+    Field("epochs", "float", None, "passes over the task set: sets steps to ceil(epochs x tasks / tasks_per_step) "
+          "(null: steps holds)", min=0.01, max=100000.0, nullable=True, reference=f"20 ({REFERENCE})"),
     Field("learning_rate", "float", 1e-6, "AdamW learning rate (constant)", min=0.0, max=1.0,
           reference=f"1e-6 ({REFERENCE})"),
     Field("clip_low", "float", 0.2, "PPO clip below 1 (epsilon)", min=0.0, max=1.0,
@@ -178,6 +192,10 @@ GRPO_FIELDS: list[Field] = [
 SFT_FIELDS: list[Field] = [
     Field("model", "path", REQUIRED, "a checkpoint directory (save_pretrained format, with its tokenizer)"),
     Field("dataset", "paths", REQUIRED, "conversational JSONL files (`messages` per line) from `sandmle sft-export`"),
+    Field("scaffold", "choice", "react", "the scaffold whose conversations the dataset holds (the one the checkpoint "
+          "will run in)", choices=SCAFFOLDS),
+    Field("scaffold_options", "options", {}, "the scaffold's options the conversations were written in (react: "
+          "dialect studio or sandmle); `sandmle sft-export` writes that dialect"),
     Field("learning_rate", "float", 1e-5, "AdamW learning rate", min=0.0, max=1.0),
     Field("epochs", "float", 1.0, "passes over the dataset (ignored when steps is set)", min=0.01, max=10000.0),
     Field("steps", "int", None, "optimizer steps (default: from epochs)", min=1, max=MAX_STEPS, nullable=True),
@@ -236,7 +254,17 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
     if "kind" in raw:  # to_dict() writes it, so a resolved config.yaml loads back
         if raw.pop("kind") != kind:
             raise ConfigError("kind", f"this is not a {kind} configuration")
+    user_keys = set(raw)
+    raw = with_preset(raw, _fields(kind))
     values = check_settings(raw, _fields(kind))
+    if "scaffold_options" in values:
+        values["scaffold_options"] = check_run_scaffold_options(values["scaffold"], values["scaffold_options"])
+    if kind == "grpo" and values["epochs"] is not None:
+        derived = max(1, math.ceil(values["epochs"] * len(values["tasks"]) / values["tasks_per_step"]))
+        if "steps" in user_keys and "epochs" in user_keys and values["steps"] != derived:
+            raise ConfigError("steps", f"{values['steps']} disagrees with epochs {values['epochs']:g} "
+                                       f"({derived} steps over {len(values['tasks'])} tasks): set one of them")
+        values["steps"] = derived
     if "none" in values["report_to"] and len(values["report_to"]) > 1:
         raise ConfigError("report_to", "none cannot be combined with a tracker")
     if kind == "grpo":
@@ -257,6 +285,38 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
             raise ConfigError("micro_batch_size", f"{micro} must divide group_size x tasks_per_step "
                                                   f"({values['group_size'] * values['tasks_per_step']})")
     return TrainConfig(kind=kind, values=values)
+
+
+def with_preset(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[str, Any]:
+    """The preset's keys (sandmle/rl/presets.py) under the given ones; a user's `steps` replaces a preset's `epochs`."""
+    from sandmle.rl.presets import RUN_PRESETS, preset_values
+
+    name = raw.get("preset")
+    if name is None or "preset" not in {f.key for f in field_table}:
+        return raw
+    if not isinstance(name, str) or name not in RUN_PRESETS:
+        raise ConfigError("preset", f"{_shown(name)} is not one of {', '.join(RUN_PRESETS)}")
+    merged = {**preset_values(name), **raw}
+    if "steps" in raw and "epochs" not in raw:
+        merged["epochs"] = None
+    return merged
+
+
+def check_run_scaffold_options(scaffold: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The scaffold's options through the one validator of rollouts and campaigns; a training run refuses the
+    episode budgets an option or a scaffold preset would set, since the run's own keys set them for the trainer too."""
+    from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_scaffold_options
+
+    try:
+        checked = check_scaffold_options(scaffold, options)
+        _, budgets = resolve_scaffold_options(scaffold, checked)
+    except UsageError as error:
+        raise ConfigError("scaffold_options", str(error)) from None
+    if budgets:
+        run_keys = ", ".join(sorted(RUN_BUDGET_KEYS[key] for key in budgets))
+        raise ConfigError("scaffold_options", f"{', '.join(sorted(budgets))}: a training run sets episode budgets "
+                                              f"with its own keys ({run_keys}), which the trainer reads too")
+    return checked
 
 
 def read_settings(source: dict | str | Path, overrides: Sequence[str] = ()) -> dict[str, Any]:
@@ -310,13 +370,21 @@ def setting_problems(raw: dict[str, Any], kind: str = "grpo") -> dict[str, str]:
             _check(fields[key], value) if key in fields else None
         except ConfigError as error:
             problems[key] = str(error).partition(": ")[2] or str(error)
+    if "scaffold_options" in fields and raw.get("scaffold_options") and "scaffold_options" not in problems:
+        scaffold = raw.get("scaffold") if raw.get("scaffold") in SCAFFOLDS else "react"
+        try:
+            check_run_scaffold_options(scaffold, raw["scaffold_options"])
+        except ConfigError as error:
+            problems["scaffold_options"] = str(error).partition(": ")[2]
     return problems
 
 
 def _default(spec: Field) -> Any:
     if spec.default is REQUIRED:
         raise ConfigError(spec.key, f"required ({spec.help})")
-    return list(spec.default) if isinstance(spec.default, list) else spec.default
+    if isinstance(spec.default, (list, dict)):
+        return type(spec.default)(spec.default)
+    return spec.default
 
 
 def _check(spec: Field, value: Any) -> Any:
@@ -340,7 +408,7 @@ def _expected(spec: Field) -> str:
     return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
             "path": "a path", "paths": "a list of paths", "env": "an environment variable name", "strs": "a list of strings",
             "choice": f"one of {', '.join(spec.choices or ())}",
-            "choices": f"one or more of {', '.join(spec.choices or ())}", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
+            "choices": f"one or more of {', '.join(spec.choices or ())}", "options": "a mapping of options", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
 
 
 def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
@@ -420,6 +488,12 @@ def _lora(spec: Field, value: Any) -> dict[str, Any]:
     return resolved
 
 
+def _options(spec: Field, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        raise ConfigError(spec.key, f"expected a mapping of option names to values, not {_shown(value)}")
+    return dict(value)
+
+
 def _strs(spec: Field, value: Any) -> list[str]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
@@ -428,7 +502,7 @@ def _strs(spec: Field, value: Any) -> list[str]:
 
 _CHECKERS = {
     "str": _string, "path": _string, "env": _env_name, "paths": _paths, "strs": _strs, "choice": _choice,
-    "choices": _choice_list, "bool": _bool, "lora": _lora,
+    "choices": _choice_list, "bool": _bool, "lora": _lora, "options": _options,
     "int": lambda spec, value: _number(spec, value, integer=True),
     "float": lambda spec, value: _number(spec, value, integer=False),
 }

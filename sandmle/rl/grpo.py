@@ -48,7 +48,7 @@ def episode_config(config: TrainConfig) -> EpisodeConfig:
     return EpisodeConfig(feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
                          step_timeout_s=config.step_timeout_s, context_tokens=config.context_tokens,
                          sampling=SamplingParams(temperature=config.temperature, max_tokens=config.max_response_tokens),
-                         seed=config.seed, rubric_judge=judge)
+                         seed=config.seed, rubric_judge=judge, scaffold_options=dict(config.scaffold_options))
 
 
 class GRPORun:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Callable
 
+from sandmle.errors import UsageError
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, run_name, tracker_setup
@@ -29,9 +30,25 @@ def trajectory_messages(trajectory: dict) -> list[dict]:
     return messages
 
 
+def trajectory_dialect(trajectory: dict) -> str | None:
+    """The reply grammar a react episode spoke (studio or sandmle, from the options it ran with); None elsewhere."""
+    if trajectory.get("scaffold") != "react":
+        return None
+    return ((trajectory.get("extra") or {}).get("scaffold_options") or {}).get("dialect", "studio")
+
+
+def _recorded(trajectory: dict) -> bool:
+    replies = [turn for turn in trajectory.get("turns") or [] if turn.get("role") == "assistant"]
+    return bool(replies and replies[-1].get("messages"))
+
+
 def _passes(trajectory: dict, *, min_reward: float | None, milestone: str | None, scaffold: str | None,
-            policy: str | None, reward_scheme: str) -> bool:
+            policy: str | None, reward_scheme: str, dialect: str | None = None) -> bool:
     if scaffold is not None and trajectory.get("scaffold") != scaffold:
+        return False
+    # A dialect's conversation is the scaffold's own messages: rebuilt from the turns, it would read as the studio's.
+    if dialect is not None and (trajectory_dialect(trajectory) != dialect or (dialect != "studio"
+                                                                             and not _recorded(trajectory))):
         return False
     if policy is not None and trajectory.get("policy") != policy:
         return False
@@ -50,11 +67,21 @@ def _passes(trajectory: dict, *, min_reward: float | None, milestone: str | None
 
 def export_sft_dataset(trajectories: Iterable[dict], out: Path, *, min_reward: float | None = None,
                        milestone: str | None = None, scaffold: str | None = None, policy: str | None = None,
-                       reward_scheme: str = "dense") -> int:
+                       reward_scheme: str = "dense", scaffold_options: dict | None = None) -> int:
     """Writes one `{"messages": [...]}` line per trajectory that passes every filter; returns the rows written.
 
     `milestone` keeps valid submissions at that milestone or better (median < bronze < silver < gold).
+    `scaffold_options` with a `dialect` (react's, checked by the scaffolds' one validator) keeps the react
+    conversations in that dialect, as the policy saw them: the dialect the SFT run will train in.
     """
+    dialect = None
+    if scaffold_options:
+        from sandmle.agents.scaffolds.options import check_scaffold_options
+
+        try:
+            dialect = check_scaffold_options(scaffold or "react", scaffold_options).get("dialect")
+        except UsageError as error:
+            raise ConfigError("scaffold_options", str(error)) from None
     if milestone is not None and milestone not in ("median", "bronze", "silver", "gold"):
         raise ConfigError("milestone", f"{milestone!r}: expected median, bronze, silver or gold")
     out = Path(out)
@@ -63,7 +90,7 @@ def export_sft_dataset(trajectories: Iterable[dict], out: Path, *, min_reward: f
     with out.open("w") as handle:
         for trajectory in trajectories:
             if not _passes(trajectory, min_reward=min_reward, milestone=milestone, scaffold=scaffold, policy=policy,
-                           reward_scheme=reward_scheme):
+                           reward_scheme=reward_scheme, dialect=dialect):
                 continue
             messages = trajectory_messages(trajectory)
             if not any(m["role"] == "assistant" for m in messages):
@@ -110,7 +137,9 @@ def train_sft(config: TrainConfig, *, resume: bool = False, on_step: Callable[[d
                      run_name=run_name(config), seed=config.seed, use_cpu=not torch.cuda.is_available(),
                      bf16=config.bf16, gradient_checkpointing=config.gradient_checkpointing, disable_tqdm=True,
                      packing=False)
-    reporter = StepReporter(files, on_step=on_step, should_stop=should_stop)
+    from sandmle.rl.provenance import training_provenance
+
+    reporter = StepReporter(files, on_step=on_step, should_stop=should_stop, provenance=training_provenance(config))
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
                          peft_config=peft_config, callbacks=[reporter, *tracker_callbacks])
     from transformers.trainer_callback import PrinterCallback

@@ -95,4 +95,5 @@ def test_the_key_table_cites_the_reference_and_the_cli_prints_it(capsys):
     assert "loss_type  (choice, default grpo)" in table and "range: above 1.0 .. 1000.0" in table
     assert "reference: 300 (SandMLE's rLLM/verl recipe)" in table
     assert main(["grpo"]) == 2
-    assert capsys.readouterr().err.strip() == "sandmle grpo: --config FILE.yaml is required (or --keys for the key table)"
+    assert capsys.readouterr().err.strip() == ("sandmle grpo: --config FILE.yaml is required (or --preset NAME with --set, or --keys for the key "
+                                                  "table)")

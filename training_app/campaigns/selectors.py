@@ -97,3 +97,19 @@ def compare_cells(campaigns: list[EvalCampaign], metric: str) -> list[dict]:
                 entry["delta"] = None if first is None or entry["mean"] is None else entry["mean"] - first
         rows.append({"policy": policy, "scaffold": scaffold, "entries": entries})
     return rows
+
+
+def trained_with(policy: str) -> dict | None:
+    """What a checkpoint policy (hf:PATH) was trained with, from its folder's record: {"text": "react dialect=sandmle,
+    feedback score_answers", "saw_test_scores": bool}; None for other policies and unrecorded checkpoints."""
+    from sandmle.rl.provenance import read_provenance
+    from training_app.shared.presentation import saw_test_scores
+
+    if not str(policy).startswith("hf:"):
+        return None
+    found = read_provenance(policy)
+    if found is None:
+        return None
+    options = " ".join(f"{key}={value}" for key, value in sorted((found.get("scaffold_options") or {}).items()))
+    text = " ".join(part for part in (str(found.get("scaffold") or "?"), options) if part)
+    return {"text": f"{text}, feedback {found.get('feedback') or '-'}", "saw_test_scores": saw_test_scores(found)}

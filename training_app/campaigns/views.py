@@ -74,6 +74,7 @@ def campaign_detail(request, campaign_id):
     first_episode = {(row["policy"], row["scaffold"]): row["first"] for row in
                      campaign.episodes.values("policy", "scaffold").annotate(first=Min("id")).order_by()}
     for row in rows:
+        row["trained_with"] = selectors.trained_with(row["policy"])  # a checkpoint's scaffold, options, feedback
         for cell in row["cells"]:
             cell["first_episode"] = first_episode.get((row["policy"], cell["scaffold"]))
     return render(request, "training/campaigns/campaign_detail.html", {

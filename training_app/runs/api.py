@@ -14,7 +14,7 @@ from accounts.permissions import IsViewer
 from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
-from training_app.runs.selectors import training_run_shown_config
+from training_app.runs.selectors import training_run_recipe, training_run_shown_config
 from training_app.shared.job_api import JobCancelApi, job_launch
 
 
@@ -37,7 +37,8 @@ class TrainingRunInput(serializers.Serializer):
         from sandmle.rl.config import config_fields
 
         fields = super().get_fields()
-        kinds = {"int": serializers.IntegerField, "float": serializers.FloatField, "bool": serializers.BooleanField}
+        kinds = {"int": serializers.IntegerField, "float": serializers.FloatField, "bool": serializers.BooleanField,
+                 "options": serializers.DictField}
         for entry in config_fields("grpo"):
             if entry["key"] in services.GRPO_SETTINGS and entry["key"] not in fields:
                 field = kinds.get(entry["type"], serializers.CharField)
@@ -55,25 +56,36 @@ class CheckpointOutput(serializers.Serializer):
     step = serializers.IntegerField()
     path = serializers.CharField()
     policy = serializers.CharField(help_text="the policy name rollouts and campaigns take: hf:<path>")
+    trained_with = serializers.DictField(allow_null=True, help_text="the checkpoint folder's record: scaffold, "
+                                         "scaffold_options, feedback, saw_test_scores, preset (null: not recorded)")
 
 
 class TrainingRunOutput(serializers.ModelSerializer):
     task_set = serializers.CharField(source="task_set.name")
     checkpoints = serializers.SerializerMethodField()
     config = serializers.SerializerMethodField(help_text="the resolved config; its tasks named by task id")
+    recipe = serializers.SerializerMethodField(help_text="scaffold, options, feedback, saw_test_scores (feedback "
+                                                         "score_answers), the preset, what it set and what changed")
 
     class Meta:
         model = TrainingRun
         fields = ["id", "name", "kind", "task_set", "config", "queue", "state", "progress", "progress_message",
-                  "error", "smoke_model", "audit_warning", "checkpoints", "created_at", "started_at", "finished_at"]
+                  "error", "smoke_model", "audit_warning", "recipe", "checkpoints", "created_at", "started_at", "finished_at"]
 
     @extend_schema_field(serializers.DictField())
     def get_config(self, run) -> dict:
         return training_run_shown_config(run)
 
+    @extend_schema_field(serializers.DictField())
+    def get_recipe(self, run) -> dict:
+        return training_run_recipe(run)
+
     @extend_schema_field(CheckpointOutput(many=True))
     def get_checkpoints(self, run) -> list[dict]:
-        return [{"step": c.step, "path": c.path, "policy": f"hf:{c.path}"} for c in run.checkpoints.all()]
+        from sandmle.rl.provenance import read_provenance
+
+        return [{"step": c.step, "path": c.path, "policy": f"hf:{c.path}", "trained_with": read_provenance(c.path)}
+                for c in run.checkpoints.all()]
 
 
 def _runs():

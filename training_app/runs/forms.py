@@ -8,12 +8,13 @@ from django.utils.html import format_html, format_html_join
 
 from training_app.runs.services import GRPO_SETTINGS
 from training_app.shared.checkpoints import checkpoint_refusal
-from training_app.shared.presentation import SCAFFOLD_LABELS
+from training_app.shared.presentation import FEEDBACK_LABELS, SCAFFOLD_LABELS
 
 # (title, open at first, keys); a key of the engine's table missing here lands in the last group, so none is lost.
 GROUPS = (
-    ("Run", True, ("name", "task_set", "kind", "model", "lora_r")),
-    ("Recipe", True, ("steps", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold", "feedback",
+    ("Run", True, ("name", "task_set", "kind", "preset", "model", "lora_r")),
+    ("Recipe", True, ("steps", "epochs", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold",
+                      "scaffold_options", "feedback",
                       "max_turns", "max_response_tokens", "temperature", "save_every")),
     ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
                                            "success_threshold", "loss_type", "masked_in_baseline",
@@ -31,8 +32,15 @@ def _setting_field(entry: dict) -> forms.Field:
     help_text = entry["help"] + (f" · reference: {entry['reference']}" if entry.get("reference") else "")
     options = {"required": False, "initial": entry["default"], "help_text": help_text}
     if entry["type"] == "choice":
-        labels = SCAFFOLD_LABELS if entry["key"] == "scaffold" else {}
-        return forms.ChoiceField(choices=[(c, labels.get(c, c)) for c in entry["choices"]], **options)
+        labels = SCAFFOLD_LABELS if entry["key"] == "scaffold" else FEEDBACK_LABELS if entry["key"] == "feedback" else {}
+        blank = [("", "none")] if entry["key"] == "preset" else []
+        if entry["key"] == "preset":  # the fields' values are sent too, and override the preset's
+            options["help_text"] = (entry["help"] + " · \"Start from\" above fills the form with its values; "
+                                    "every value sent here overrides the preset's")
+        return forms.ChoiceField(choices=blank + [(c, labels.get(c, c)) for c in entry["choices"]], **options)
+    if entry["type"] == "options":
+        options.update(initial="", help_text=entry["help"] + " · one KEY=VALUE a line, e.g. dialect=sandmle")
+        return forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}), **options)
     if entry["type"] == "choices":
         return forms.MultipleChoiceField(choices=[(c, c) for c in entry["choices"]], **options)
     if entry["type"] == "bool":
@@ -71,16 +79,32 @@ class TrainingRunForm(forms.Form):
     eval_task_set = forms.ChoiceField(choices=[], required=False, label="Evaluation task set",
                                       help_text="held-out tasks evaluated every eval_every steps (blank: none)")
 
-    def __init__(self, *args, task_set_names: list[str], model_options: list[str] = (), **kwargs):
+    def __init__(self, *args, task_set_names: list[str], model_options: list[str] = (), start_from: str = "",
+                 **kwargs):
         from sandmle.rl.config import config_fields
 
         super().__init__(*args, **kwargs)
+        self.start_from = start_from
         self.fields["model"].widget = CheckpointInput(options=model_options)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
         self.fields["eval_task_set"].choices = [("", "none")] + [(name, name) for name in task_set_names]
         for entry in config_fields("grpo"):
             if entry["key"] in GRPO_SETTINGS:
                 self.fields[entry["key"]] = _setting_field(entry)
+        if start_from:
+            self._start_from(start_from)
+
+    def _start_from(self, name: str) -> None:
+        """"Start from" a run preset: its values fill the fields, so what is sent is the preset plus the changes."""
+        from sandmle.rl.presets import preset_values
+
+        values = preset_values(name)
+        self.fields["preset"].initial = name
+        if values.get("epochs") is not None:
+            self.fields["steps"].initial = None  # blank: the preset's epochs set the steps
+        for key, value in values.items():
+            if key in self.fields:
+                self.fields[key].initial = options_text(value) if key == "scaffold_options" else value
 
     def clean_model(self):
         problem = checkpoint_refusal(self.cleaned_data["model"])
@@ -94,10 +118,27 @@ class TrainingRunForm(forms.Form):
         from sandmle.rl.config import setting_problems
 
         cleaned = super().clean()
+        if "scaffold_options" in cleaned:
+            cleaned["scaffold_options"] = self._options(cleaned)
         given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "", [])}
         for key, problem in setting_problems(given).items():
             self.add_error(key, problem)
         return cleaned
+
+    def _options(self, cleaned: dict) -> dict | None:
+        """The KEY=VALUE lines as {option: value}, through the scaffolds' one validator (the service checks again)."""
+        from sandmle.agents.scaffolds.options import parse_option_pairs
+        from sandmle.errors import UsageError
+
+        lines = [line.strip() for line in (cleaned.get("scaffold_options") or "").splitlines() if line.strip()]
+        if not lines:
+            return None
+        scaffold = cleaned.get("scaffold") or "react"
+        try:
+            return parse_option_pairs(lines, [scaffold]).get(scaffold, {})
+        except UsageError as error:
+            self.add_error("scaffold_options", str(error).replace("--scaffold-option ", "line "))
+            return None
 
     def groups(self) -> list[tuple[str, bool, list]]:
         """(title, open, bound fields) per group; a group holding an error opens so the error shows."""
@@ -113,3 +154,8 @@ class TrainingRunForm(forms.Form):
         """The cleaned values for training_run_create; blank settings are left to the engine's defaults."""
         values = dict(self.cleaned_data)
         return {key: value for key, value in values.items() if value not in (None, "", []) or key in ("name",)}
+
+
+def options_text(options: dict) -> str:
+    """{option: value} as the form's KEY=VALUE lines."""
+    return "\n".join(f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in options.items())

@@ -90,3 +90,28 @@ def training_run_shown_config(run: TrainingRun) -> dict:
         ids = {str(Path(task.bundle_dir)): task.task_id for task in run.task_set.tasks.all()} if run.task_set_id else {}
         config["tasks"] = [ids.get(str(path), Path(str(path)).name) for path in config["tasks"]]
     return config
+
+
+def training_run_recipe(run: TrainingRun) -> dict:
+    """What the run trained with, as its page and the API show it: scaffold, options and feedback (with the "saw test
+    scores" label of score_answers), and what its preset set and what the user changed."""
+    from sandmle.rl.presets import preset_report
+    from training_app.shared.presentation import saw_test_scores
+
+    config = dict(run.config or {})
+    return {"scaffold": config.get("scaffold"), "scaffold_options": config.get("scaffold_options") or {},
+            "feedback": config.get("feedback"), "saw_test_scores": saw_test_scores(config),
+            **preset_report(config)}
+
+
+def checkpoints_with_provenance(run: TrainingRun) -> list:
+    """The run's checkpoints, each with what its folder says it was trained with (None where the folder is gone or
+    predates the record)."""
+    from sandmle.rl.provenance import read_provenance
+    from training_app.shared.presentation import saw_test_scores
+
+    rows = list(run.checkpoints.all())
+    for row in rows:
+        row.provenance = read_provenance(row.path)
+        row.saw_test_scores = saw_test_scores(row.provenance) or saw_test_scores(run.config)
+    return rows

@@ -27,7 +27,7 @@ from training_app.shared.checkpoints import checkpoint_problem
 # tasks from a task set); blank ones keep the engine's defaults (SandMLE's released recipe).
 STUDIO_FILLED = ("model", "tasks", "eval_tasks", "output_dir", "lora", "dataset")
 GRPO_SETTINGS = tuple(entry["key"] for entry in config_fields("grpo") if entry["key"] not in STUDIO_FILLED)
-SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to")
+SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to", "scaffold", "scaffold_options")
 
 
 def is_tiny_random_model(model_dir: str) -> bool:
@@ -42,12 +42,14 @@ def is_tiny_random_model(model_dir: str) -> bool:
     return config.get("hidden_size") == 64 and config.get("num_hidden_layers") == 2
 
 
-def _sft_dataset(task_set: TaskSet, path: Path) -> Path:
-    """The task set's stored rollout trajectories as a conversational dataset (the paper's SFT baseline)."""
+def _sft_dataset(task_set: TaskSet, path: Path, *, scaffold: str, scaffold_options: dict) -> Path:
+    """The task set's stored rollout trajectories as a conversational dataset (the paper's SFT baseline); with
+    scaffold options (react's dialect), only that scaffold's conversations in that dialect: the one the run trains in."""
     from sandmle.rl.sft import export_sft_dataset
 
     records = (row.record for row in Trajectory.objects.filter(batch__task_set=task_set).iterator())
-    if not export_sft_dataset(records, path):
+    if not export_sft_dataset(records, path, scaffold=scaffold if scaffold_options else None,
+                              scaffold_options=scaffold_options or None):
         raise ServiceError("the task set has no rollout trajectories with assistant turns to fine-tune on",
                            field="task_set")
     return path
@@ -115,7 +117,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     if problem:
         raise ServiceError(problem, field="model")
     if kind == "sft":
-        _sft_dataset(task_set, output_dir / "sft-dataset.jsonl")
+        _sft_dataset(task_set, output_dir / "sft-dataset.jsonl", scaffold=config.scaffold,
+                     scaffold_options=config.scaffold_options)
     run = TrainingRun.objects.create(name=name, kind=kind, task_set=task_set, config=config.to_dict(),
                                      output_dir=str(output_dir), queue=Queue.GPU.value, created_by=user,
                                      smoke_model=smoke or is_tiny_random_model(config.model),

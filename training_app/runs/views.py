@@ -20,6 +20,7 @@ from training_app.runs.figures import metric_figures
 from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.model_roots import model_choices
+from sandmle.rl.presets import RUN_PRESETS
 
 
 @role_required(Role.VIEWER)
@@ -29,7 +30,9 @@ def training_run_list(request):
     # The set page's launch links name their set (?task_set=); the form starts from it.
     initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
     offered = model_choices(request.user) if has_role(request.user, Role.CURATOR) else []
-    form = TrainingRunForm(task_set_names=names, initial=initial, model_options=offered)
+    # "Start from" a run preset (?preset=): its values fill the form; an unknown name starts from the defaults.
+    start_from = request.GET.get("preset", "") if request.GET.get("preset") in RUN_PRESETS else ""
+    form = TrainingRunForm(task_set_names=names, initial=initial, model_options=offered, start_from=start_from)
     status = 200
     if request.method == "POST":
         if not has_role(request.user, Role.CURATOR):
@@ -50,7 +53,7 @@ def training_run_list(request):
     runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
     page = paginate(request, runs)
     return render(request, "training/runs/training_run_list.html", {
-        "runs": page, "page": page, "form": form}, status=status)
+        "runs": page, "page": page, "form": form, "presets": RUN_PRESETS, "start_from": start_from}, status=status)
 
 
 def _run_or_404(run_id: int) -> TrainingRun:
@@ -71,7 +74,8 @@ def training_run_detail(request, run_id):
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
     return render(request, "training/runs/training_run_detail.html", {
-        "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
+        "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
+        "recipe": selectors.training_run_recipe(run),
         "config_items": sorted(training_run_shown_config(run).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),

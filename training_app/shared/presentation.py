@@ -68,3 +68,12 @@ def pygments_css() -> str:
 # hold them (forms, filters and the API's schema show the same words); these maps serve values read from JSON.
 SCAFFOLD_LABELS = dict(RolloutBatch.Scaffold.choices)
 KIND_LABELS = dict(TrainingRun.Kind.choices)
+# The feedback modes as the launch form offers them; score_answers is SandMLE's released Score tool (the real answers).
+FEEDBACK_LABELS = {"none": "none", "validate": "validate (format only)", "score": "score (a public split)",
+                   "score_answers": "score_answers (the real answers, as SandMLE's authors: saw test scores)"}
+SAW_TEST_SCORES = "saw test scores"
+
+
+def saw_test_scores(config: dict | None) -> bool:
+    """True for a run (or a checkpoint's provenance) whose Score tool graded against the real answers."""
+    return bool(config) and (config.get("feedback") == "score_answers" or bool(config.get("saw_test_scores")))

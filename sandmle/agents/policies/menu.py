@@ -51,6 +51,17 @@ TABULAR_REPLY_MENU = [
     "shutil.copy('/public/sample_submission.csv', '/workdir/predictions.csv')\nprint('copied')\n</python>",
 ]
 
+# The same choices in SandMLE's released dialect (react with dialect=sandmle): a fitted model, the sample submission,
+# a Score call and the answer; a group of episodes of a few turns then differs in what it wrote and what it scored.
+SANDMLE_TABULAR_REPLY_MENU = [
+    "<think>Fit extremely randomized trees on the training features.</think>\n<tool_call>\npython\n<code>\n"
+    + _MODEL_PROGRAM + "\n</code>\n</tool_call>",
+    "<think>Submit the sample submission unchanged.</think>\n<tool_call>\npython\n<code>\nimport shutil\n"
+    "shutil.copy('/public/sample_submission.csv', '/workdir/submission.csv')\nprint('copied')\n</code>\n</tool_call>",
+    '<think>Grade the submission.</think>\n<tool_call>\n{"name": "Score", "arguments": {"competition_id": "task"}}'
+    "\n</tool_call>",
+    "<think>Answer with the file written.</think>\n<answer>submission</answer>",
+]
 
 def reply_menu(model: Any) -> list[str] | None:
     """The menu a model's config carries, or None for an ordinary model."""

@@ -11,7 +11,12 @@ from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
 from sandmle.agents.scaffolds.replies import split_thinking
 from sandmle.episode_files import EpisodeDir, RefusedFile
 
-FEEDBACK_MODES = ("none", "validate", "score")
+# score_answers: SandMLE's released Score tool, graded against the real answers, the reward taken from its last
+# valid output (the agent locks in what it saw); its results "saw test scores". score grades a public split.
+FEEDBACK_MODES = ("none", "validate", "score", "score_answers")
+SCORING_FEEDBACK = ("score", "score_answers")
+# What an evaluation may give its agents: never the real answers' scores (a measurement must stay held out).
+EVALUATION_FEEDBACK = tuple(mode for mode in FEEDBACK_MODES if mode != "score_answers")
 SUBMISSION_NAME = "submission.csv"
 NODES_DIR = ".nodes"
 # No ML program needs deeper directories; the sandbox's recursive listing breaks near 1,000.
@@ -78,6 +83,8 @@ class EpisodeContext:
         # Every host-side access to the agent's files goes through this: no link is ever followed.
         self.files = EpisodeDir(self.workdir) if self.workdir is not None else None
         self.last_refusal: str | None = None
+        # Each report a scoring tool showed the agent, in order (score_answers: the reward reads the last valid one).
+        self.score_reports: list[Any] = []
         # Which file the episode is graded on and why (each scaffold follows its original's rule).
         self.submission_choice: dict[str, Any] = {"rule": "final_file", "reason": "the file on disk at the end"}
 
@@ -203,7 +210,7 @@ class EpisodeContext:
 
         if mode == "none" or self.feedback == "none":
             return "Feedback is not available in this run."
-        if mode == "score" and self.feedback != "score":
+        if mode == "score" and self.feedback not in SCORING_FEEDBACK:
             return "Scoring is not available in this run; only validation."
         if not self.submission_exists():
             return "No submission found at /workdir/submission.csv."
@@ -211,8 +218,22 @@ class EpisodeContext:
             errors = grading.validate_submission(self.task_dir, self.submission_path, split="public",
                                                  episode_dir=self.workdir)
             return "Submission is valid." if not errors else "Submission is invalid:\n" + "\n".join(errors)
-        report = grading.grade_submission(self.task_dir, self.submission_path, split="public", episode_dir=self.workdir)
+        report = self.score_submission()
         return grading.feedback_text(report, mode)
+
+    @property
+    def score_split(self) -> str:
+        """The answers a scoring tool grades against: the real ones under score_answers, else the public split."""
+        return "private" if self.feedback == "score_answers" else "public"
+
+    def score_submission(self) -> Any:
+        """The submission graded for the agent to see, on score_split; the report is kept in score_reports."""
+        from sandmle import grading
+
+        report = grading.grade_submission(self.task_dir, self.submission_path, split=self.score_split,
+                                          episode_dir=self.workdir)
+        self.score_reports.append(report)
+        return report
 
     def _byte_cap(self) -> int:
         from sandmle import grading

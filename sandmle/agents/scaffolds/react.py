@@ -18,10 +18,12 @@ OPENING_THINK = re.compile(r"\s*<think>(.*?)</think>", re.S)
 
 def system_prompt(feedback: str) -> str:
     tools = ["<python>CODE</python> runs Python in /workdir (data is read-only under /public)"]
-    if feedback in ("validate", "score"):
+    if feedback in ("validate", "score", "score_answers"):
         tools.append("<validate/> checks /workdir/submission.csv's format")
     if feedback == "score":
         tools.append("<score/> scores /workdir/submission.csv on the public part of the test set")
+    if feedback == "score_answers":
+        tools.append("<score/> scores /workdir/submission.csv on the test set")
     tools.append("<answer>submission.csv</answer> ends the episode with /workdir/submission.csv as your submission")
     return (
         "You are a machine learning engineer solving a competition in a sandbox.\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
+from sandmle.agents.scaffolds.base import SCORING_FEEDBACK, EpisodeBudgetExceeded, EpisodeContext
 from sandmle.agents.scaffolds.replies import split_thinking
 
 LAST_CODE_BLOCK = re.compile(r"<code>(?!.*<code>)(.*?)</code>", re.S | re.I)
@@ -98,7 +98,8 @@ def python_result(context: EpisodeContext, step: dict, lines: int) -> str:
 
 
 def score_result(context: EpisodeContext) -> str:
-    """The released Score tool's answer on our public split: "Submission OK. Details: {...}" or why not."""
+    """The released Score tool's answer: "Submission OK. Details: {...}" or why not; on our public split, or on the
+    real answers under score_answers (as the released tool grades)."""
     from sandmle import grading
 
     if context.feedback == "none":
@@ -106,8 +107,9 @@ def score_result(context: EpisodeContext) -> str:
     if not context.submission_exists():
         return ("[Error] submission file not found at /workdir/submission.csv. Revise your Python code to "
                 "generate submission.csv.")
-    report = grading.grade_submission(context.task_dir, context.submission_path, split="public",
-                                      episode_dir=context.workdir)
+    report = (context.score_submission() if context.feedback in SCORING_FEEDBACK else
+              grading.grade_submission(context.task_dir, context.submission_path, split="public",
+                                       episode_dir=context.workdir))
     if not report.valid_submission:
         return ("Submission csv is invalid. Revise your Python code to write another submission.csv. "
                 "Detailed issue: " + "; ".join(report.errors))
