@@ -135,7 +135,7 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Task-set archives reviewers upload (streamed to disk, unpacked by a job under the extractor's own caps).
-SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES = envint("SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES", 2 * 1024**3)
+SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES = envint("SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES", 256 * 1024**2)
 
 # Production hardening, on unless DEBUG; `manage.py check --deploy` passes with SECRET_KEY and ALLOWED_HOSTS set.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)

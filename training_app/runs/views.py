@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError, form_errors_from
+from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import TrainingMetric, TrainingRun
@@ -158,9 +159,9 @@ def training_step_groups(request, run_id, step):
 def training_run_compare(request):
     """Several runs' curves on one chart each, with the settings that differ between them listed first."""
     try:
-        ids = list(dict.fromkeys(int(value) for value in request.GET.getlist("runs")))
-    except ValueError:
-        return render(request, "400.html", {"reason": "give run numbers", "field": "runs"}, status=400)
+        ids = row_ids(request.GET.getlist("runs"), field="runs")
+    except ValueError as error:
+        return render(request, "400.html", {"reason": str(error), "field": "runs"}, status=400)
     found = {run.id: run for run in TrainingRun.objects.select_related("task_set").defer("result").filter(id__in=ids)}
     runs = [found[run_id] for run_id in ids if run_id in found]
     lines = {run.id: [] for run in runs}
