@@ -18,12 +18,14 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from sandmle.grading_checks import MAX_SCORE_MAGNITUDE
-from sandmle.seeds import MAX_COLUMNS
 from studio.charts import TEMPLATE
 
 MAX_FEATURE_CHARTS = 12  # charted up front; the rest open on demand, so a wide task loses no column
 MAX_ROWS_READ = 20000  # synthesized tasks hold 50-200 training rows; a big imported one is sampled by its head
 MAX_BYTES_READ = 4 << 20  # a task's public CSVs are tens of KB to a few MB; a page reads no more than this of one
+# Synthesized tasks have a few to a few dozen features; each chart costs ~40 ms to build, so a wide imported task
+# (up to 1,000 columns, the seed width) shows its first columns rather than taking a minute per page.
+MAX_PAGE_COLUMNS = 64
 MAX_CATEGORIES = 15
 TEXT_MIN_UNIQUE = 30  # a string column with this many distinct values is free text: chart its lengths
 TRAIN_COLOUR, TEST_COLOUR = "#2f6fde", "#e0892f"
@@ -58,15 +60,17 @@ def _public_head(path: Path) -> bytes | None:
     return data or None
 
 
-def read_public_frame(bundle_dir: str, name: str) -> pd.DataFrame | None:
+def read_public_frame(bundle_dir: str, name: str, *, keep: tuple[str, ...] = ()) -> pd.DataFrame | None:
     """A public CSV as pages see it: its head in bytes, rows and columns (a wide or huge file costs no more than
-    MAX_BYTES_READ parsed into at most MAX_COLUMNS columns); None when it is missing, a link or unreadable."""
+    MAX_BYTES_READ parsed into the first MAX_PAGE_COLUMNS columns, plus those named in `keep`, the target say);
+    None when it is missing, a link or unreadable."""
     data = _public_head(Path(bundle_dir) / "public" / name)
     if data is None:
         return None
     try:
         header = next(csv.reader(io.StringIO(data[:data.find(b"\n") + 1 or None].decode("utf-8-sig", "replace"))), [])
-        columns = list(range(min(len(header), MAX_COLUMNS)))
+        columns = sorted(set(range(min(len(header), MAX_PAGE_COLUMNS)))
+                         | {position for position, column in enumerate(header) if column in keep})
         return pd.read_csv(io.BytesIO(data), nrows=MAX_ROWS_READ, usecols=columns, low_memory=False)
     except (ValueError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
         return None
@@ -107,7 +111,7 @@ def _feature_figure(name: str, train: pd.Series, test: pd.Series | None) -> go.F
 
 def feature_distribution_charts(bundle_dir: str, *, target: str) -> list[dict]:
     """One chart per feature (train and test overlaid), every feature: histograms, level shares, text lengths."""
-    train = read_public_frame(bundle_dir, "train.csv")
+    train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None:
         return []
     test = read_public_frame(bundle_dir, "test.csv")
@@ -131,7 +135,7 @@ def feature_charts_split(charts: list[dict], *, first: list[str] = ()) -> tuple[
 
 def label_balance_chart(bundle_dir: str, *, target: str, task_type: str) -> dict | None:
     """Class shares of the training labels (a histogram for regression targets)."""
-    train = read_public_frame(bundle_dir, "train.csv")
+    train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None or target not in train.columns:
         return None
     labels = train[target]
