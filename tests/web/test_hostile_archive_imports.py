@@ -230,3 +230,25 @@ def test_huge_or_odd_ids_in_compare_views_are_400s(client_for, path):
     response = client_for("viewer").get(path)
     assert response.status_code == 400
     assert "not a number from 1 to" in response.content.decode() or "at most 20 numbers" in response.content.decode()
+
+
+def test_compare_page_and_api_name_tasks_and_models_without_host_paths(client_for, api_for, users, task_set,
+                                                                        settings, django_capture_on_commit_callbacks):
+    from tests.checkpoint_dirs import checkpoint_dir
+    from training_app.runs import services as training_services
+
+    model = checkpoint_dir(settings.DATA_DIR)
+    with django_capture_on_commit_callbacks(execute=False):
+        runs = [training_services.training_run_create(task_set=task_set, model=model, steps=steps,
+                                                      user=users["curator"]) for steps in (1, 2)]
+    runs[1].config = runs[1].config | {"tasks": runs[1].config["tasks"][:1]}  # the task lists differ
+    runs[1].save(update_fields=["config"])
+    query = f"/training/compare/?runs={runs[0].id}&runs={runs[1].id}"
+    viewer_page = client_for("viewer").get(query).content.decode()
+    assert str(settings.DATA_DIR) not in viewer_page and "Settings that differ" in viewer_page
+    assert task_set.tasks.order_by("task_id").first().task_id in viewer_page
+    config = api_for("viewer").get(f"/api/training-runs/{runs[0].id}/").json()["config"]
+    assert "output_dir" not in config and str(settings.DATA_DIR) not in json.dumps(config)
+    assert config["model"] == Path(model).name
+    admin = api_for("admin").get(f"/api/training-runs/{runs[0].id}/").json()["config"]
+    assert admin["output_dir"].startswith(str(settings.DATA_DIR)) and admin["model"] == model

@@ -73,7 +73,8 @@ def training_run_detail(request, run_id):
     metrics = list(run.metrics.all())
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": list(run.checkpoints.all()),
-        "config_items": sorted(training_run_shown_config(run).items()),
+        "config_items": sorted(training_run_shown_config(
+            run, show_host_paths=has_role(request.user, Role.ADMIN)).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
@@ -168,7 +169,8 @@ def training_run_compare(request):
     for row in TrainingMetric.objects.filter(run__in=runs).order_by("step"):
         lines[row.run_id].append(row.metrics)
     labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
-    configs = [dict(run.config) | {"task set": run.task_set.name} for run in runs]
+    admin = has_role(request.user, Role.ADMIN)
+    configs = [training_run_shown_config(run, show_host_paths=admin) | {"task set": run.task_set.name} for run in runs]
     return render(request, "training/runs/training_run_compare.html", {
         "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
         "missing": [run_id for run_id in ids if run_id not in found],
