@@ -96,6 +96,10 @@ def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None)
         raise ServiceError(f"upload a {', '.join(UPLOAD_SUFFIXES)} archive", field="file")
     if upload.size > settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES:
         raise ServiceError(f"archives are limited to {settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES} bytes", field="file")
+    if upload.size > import_quota_left(user=user):
+        raise ServiceError(f"this archive would pass your import quota ({settings.SANDMLE_IMPORT_QUOTA_BYTES} bytes "
+                           f"kept by your imports and waiting uploads); {import_quota_left(user=user)} bytes are left",
+                           field="file")
     folder = Path(settings.DATA_DIR) / "uploads" / uuid.uuid4().hex
     folder.mkdir(parents=True)
     path = folder / "archive"
@@ -107,6 +111,22 @@ def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None)
                                                created_by=user, queue=Queue.SANDBOX.value)
         enqueue(job.task_name(), args=(job.id,), queue=Queue.SANDBOX)
     return job
+
+
+def import_quota_left(*, user, excluding: int | None = None) -> int:
+    """Bytes `user`'s imports may still keep: the quota less their stored bundles and the uploads not yet read."""
+    jobs = TaskArchiveImport.objects.filter(created_by=user) if user is not None else TaskArchiveImport.objects.none()
+    if excluding is not None:
+        jobs = jobs.exclude(id=excluding)
+    kept = sum(jobs.values_list("stored_bytes", flat=True))
+    for upload_path in jobs.filter(state__in=(JobState.QUEUED, JobState.RUNNING)).values_list("upload_path", flat=True):
+        path = Path(upload_path) if upload_path else None
+        kept += path.stat().st_size if path is not None and path.is_file() else 0
+    return max(settings.SANDMLE_IMPORT_QUOTA_BYTES - kept, 0)
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(path.lstat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
 
 def _imported_seed() -> Seed:
@@ -175,6 +195,7 @@ def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
 
     The job always ends: any error fails it with its reason, every task stored before it stays listed, and no
     upload or unstored bundle folder is left on disk."""
+    from sandmle.archives.extract import ExtractLimits
     from sandmle.archives.load import import_archive
 
     if not TaskArchiveImport.claim(import_id, worker=worker):
@@ -185,8 +206,11 @@ def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
     imported: list[str] = []
     refused: list[dict] = []
     failure = ""
+    # The unpacked archive counts against its user's quota too: a small upload cannot keep more than is left.
+    left = import_quota_left(user=job.created_by, excluding=job.id)
+    limits = ExtractLimits(max_total_bytes=min(ExtractLimits().max_total_bytes, left))
     try:
-        outcome = import_archive(upload, out_dir, fmt=job.format, metric=job.metric or None)
+        outcome = import_archive(upload, out_dir, fmt=job.format, metric=job.metric or None, limits=limits)
         refused.extend(outcome.refused)
         _store_bundles(job, outcome.bundles, imported, refused)
     except UsageError as error:  # the archive as a whole: unsafe, unreadable, or no task of its format
@@ -199,7 +223,8 @@ def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
         summary = {"imported": imported,
                    "refused": [{"task": printable_name(entry.get("task", ""))[:100],
                                 "reason": printable_name(entry.get("reason", ""))[:500]} for entry in refused]}
-        TaskArchiveImport.objects.filter(id=job.id).update(summary=summary)
+        stored = sum(_tree_bytes(out_dir / task_id) for task_id in imported)
+        TaskArchiveImport.objects.filter(id=job.id).update(summary=summary, stored_bytes=stored)
     if failure:
         TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=failure)
     elif imported:

@@ -252,3 +252,19 @@ def test_compare_page_and_api_name_tasks_and_models_without_host_paths(client_fo
     assert config["model"] == Path(model).name
     admin = api_for("admin").get(f"/api/training-runs/{runs[0].id}/").json()["config"]
     assert admin["output_dir"].startswith(str(settings.DATA_DIR)) and admin["model"] == model
+
+
+def test_each_user_has_an_import_quota_counted_at_upload_and_while_unpacking(
+        client_for, tmp_path, settings, django_capture_on_commit_callbacks):
+    reviewer = client_for("reviewer")
+    first = run_import(reviewer, bundle_archive(tmp_path / "one", ids=("quota-a",)), django_capture_on_commit_callbacks)
+    assert first.state == "succeeded" and first.stored_bytes > 10_000
+    again = bundle_archive(tmp_path / "two", ids=("quota-b",))
+    settings.SANDMLE_IMPORT_QUOTA_BYTES = first.stored_bytes + 100
+    refused = upload(reviewer, again, callbacks=django_capture_on_commit_callbacks)
+    assert refused.status_code == 400 and "import quota" in str(refused.context["form"].errors["file"])
+    # An upload that fits, unpacking to more than is left: refused by the extractor, nothing kept.
+    settings.SANDMLE_IMPORT_QUOTA_BYTES = first.stored_bytes + len(again) + 100
+    second = run_import(reviewer, again, django_capture_on_commit_callbacks)
+    assert second.state == "failed" and "unpacks to more than" in second.error
+    assert list(SynthesizedTask.objects.values_list("task_id", flat=True)) == ["quota-a"]
