@@ -91,7 +91,7 @@ def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None)
     """Keep the uploaded archive under the data dir and queue its import (on the sandbox queue: SandMLE evaluators
     run there); the upload's size is capped by settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES."""
     _check_format(fmt)
-    name = Path(getattr(upload, "name", "") or "archive").name[:200]
+    name = printable_name(Path(getattr(upload, "name", "") or "archive").name)[:200]
     if not name.lower().endswith(UPLOAD_SUFFIXES):
         raise ServiceError(f"upload a {', '.join(UPLOAD_SUFFIXES)} archive", field="file")
     if upload.size > settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES:
