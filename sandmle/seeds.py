@@ -164,13 +164,13 @@ def _header_names(text: str) -> list[str]:
     """The header row, read before pandas: a very wide or duplicated header is refused without parsing the rows."""
     first_line = text.split("\n", 1)[0]
     if first_line.count(",") + 1 > MAX_COLUMNS:
-        raise SeedError(f"the header has {first_line.count(',') + 1:,} columns; a seed has at most {MAX_COLUMNS:,}")
+        raise SeedError(f"the header has {first_line.count(',') + 1:,} columns; at most {MAX_COLUMNS:,} are accepted")
     try:
         header = next(csv.reader(io.StringIO(text)), [])
     except csv.Error as error:
         raise SeedError(f"the header row could not be read: {error}") from None
     if len(header) > MAX_COLUMNS:  # a quoted header line can hold newlines, so count again
-        raise SeedError(f"the header has {len(header):,} columns; a seed has at most {MAX_COLUMNS:,}")
+        raise SeedError(f"the header has {len(header):,} columns; at most {MAX_COLUMNS:,} are accepted")
     names = [name.strip() for name in header]
     seen: set[str] = set()
     for position, column in enumerate(names, start=1):

@@ -9,9 +9,6 @@ import csv
 import io
 import json
 import math
-import os
-import stat
-from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -19,6 +16,7 @@ import plotly.io as pio
 
 from sandmle.grading_checks import MAX_SCORE_MAGNITUDE
 from studio.charts import TEMPLATE
+from tasks_app.tasks.bundle_files import read_head
 
 MAX_FEATURE_CHARTS = 12  # charted up front; the rest open on demand, so a wide task loses no column
 MAX_ROWS_READ = 20000  # synthesized tasks hold 50-200 training rows; a big imported one is sampled by its head
@@ -45,16 +43,9 @@ def _as_json(figure: go.Figure) -> dict:
     return json.loads(pio.to_json(figure, validate=False))
 
 
-def _public_head(path: Path) -> bytes | None:
-    """The file's first MAX_BYTES_READ bytes cut at the last whole line, opened without following a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        data = handle.read(MAX_BYTES_READ + 1)
+def _public_head(bundle_dir: str, name: str) -> bytes | None:
+    """The file's first MAX_BYTES_READ bytes cut at the last whole line, read without following a link."""
+    data = read_head(bundle_dir, f"public/{name}", max_bytes=MAX_BYTES_READ + 1)
     if len(data) > MAX_BYTES_READ:
         data = data[:data.rfind(b"\n", 0, MAX_BYTES_READ) + 1]
     return data or None
@@ -64,7 +55,7 @@ def read_public_frame(bundle_dir: str, name: str, *, keep: tuple[str, ...] = ())
     """A public CSV as pages see it: its head in bytes, rows and columns (a wide or huge file costs no more than
     MAX_BYTES_READ parsed into the first MAX_PAGE_COLUMNS columns, plus those named in `keep`, the target say);
     None when it is missing, a link or unreadable."""
-    data = _public_head(Path(bundle_dir) / "public" / name)
+    data = _public_head(bundle_dir, name)
     if data is None:
         return None
     try:
