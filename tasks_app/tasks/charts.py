@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import time
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,6 +25,7 @@ MAX_BYTES_READ = 4 << 20  # a task's public CSVs are tens of KB to a few MB; a p
 # Synthesized tasks have a few to a few dozen features; each chart costs ~40 ms to build, so a wide imported task
 # (up to 1,000 columns, the seed width) shows its first columns rather than taking a minute per page.
 MAX_PAGE_COLUMNS = 64
+MAX_CHART_SECONDS = 2.0  # a few dozen charts take well under this; more waits for no reader
 MAX_CATEGORIES = 15
 TEXT_MIN_UNIQUE = 30  # a string column with this many distinct values is free text: chart its lengths
 TRAIN_COLOUR, TEST_COLOUR = "#2f6fde", "#e0892f"
@@ -101,13 +103,18 @@ def _feature_figure(name: str, train: pd.Series, test: pd.Series | None) -> go.F
 
 
 def feature_distribution_charts(bundle_dir: str, *, target: str) -> list[dict]:
-    """One chart per feature (train and test overlaid), every feature: histograms, level shares, text lengths."""
+    """One chart per feature (train and test overlaid), every feature read: histograms, level shares, text lengths.
+
+    Charts stop once MAX_CHART_SECONDS have passed (a wide task on a busy machine), so a page's cost is bounded."""
     train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None:
         return []
     test = read_public_frame(bundle_dir, "test.csv")
     charts = []
+    deadline = time.monotonic() + MAX_CHART_SECONDS
     for index, name in enumerate(feature_columns(train, target=target), start=1):
+        if time.monotonic() > deadline:
+            break
         test_values = test[name] if test is not None and name in test.columns else None
         charts.append({"name": name, "element_id": f"feature-figure-{index}",
                        "figure": _as_json(_feature_figure(name, train[name], test_values))})
