@@ -15,6 +15,7 @@ import pandas as pd
 from sandmle import metrics
 from sandmle.episode_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
+from sandmle.grading_checks import check_grading
 
 SPLITS = ("public", "private", "all")
 MILESTONES = ("gold", "silver", "bronze", "median")
@@ -79,6 +80,7 @@ def load_grading(task_dir: Path) -> dict:
         raise UsageError(f"{grading_path} has no {', '.join(missing_milestones)} milestone")
     try:
         metrics.get_metric(grading["metric"])
+        check_grading(grading)
     except ValueError as error:
         raise UsageError(f"{grading_path}: {error}") from None
     return grading

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,6 +23,7 @@ class Metric:
     is_lower_better: bool
     prediction: str
     task_types: tuple[str, ...]
+    score_range: tuple[float, float] = (-math.inf, math.inf)  # every score the metric can give lies in here
 
 
 def _roc_auc(y_true, y_score, labels=None) -> float:
@@ -52,13 +54,20 @@ def register(metric: Metric) -> Metric:
     return metric
 
 
-register(Metric("accuracy", lambda y, p, labels=None: float(skm.accuracy_score(y, p)), False, "label", ("binary", "multiclass")))
-register(Metric("macro_f1", lambda y, p, labels=None: float(skm.f1_score(y, p, average="macro", labels=labels)), False, "label", ("binary", "multiclass")))
-register(Metric("roc_auc", _roc_auc, False, "probability", ("binary", "multiclass")))
-register(Metric("log_loss", _log_loss, True, "probability", ("binary", "multiclass")))
-register(Metric("rmse", _rmse, True, "value", ("regression",)))
-register(Metric("mae", lambda y, p, labels=None: float(skm.mean_absolute_error(y, p)), True, "value", ("regression",)))
-register(Metric("r2", lambda y, p, labels=None: float(skm.r2_score(y, p)), False, "value", ("regression",)))
+register(Metric("accuracy", lambda y, p, labels=None: float(skm.accuracy_score(y, p)), False, "label", ("binary", "multiclass"),
+                (0.0, 1.0)))
+register(Metric("macro_f1", lambda y, p, labels=None: float(skm.f1_score(y, p, average="macro", labels=labels)), False, "label", ("binary", "multiclass"),
+                (0.0, 1.0)))
+register(Metric("roc_auc", _roc_auc, False, "probability", ("binary", "multiclass"),
+                (0.0, 1.0)))
+register(Metric("log_loss", _log_loss, True, "probability", ("binary", "multiclass"),
+                (0.0, math.inf)))
+register(Metric("rmse", _rmse, True, "value", ("regression",),
+                (0.0, math.inf)))
+register(Metric("mae", lambda y, p, labels=None: float(skm.mean_absolute_error(y, p)), True, "value", ("regression",),
+                (0.0, math.inf)))
+register(Metric("r2", lambda y, p, labels=None: float(skm.r2_score(y, p)), False, "value", ("regression",),
+                (-math.inf, 1.0)))
 
 
 def get_metric(name: str) -> Metric:

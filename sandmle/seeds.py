@@ -95,18 +95,12 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     from sandmle.metrics import METRICS
 
     content = Path(source).read_bytes() if isinstance(source, (str, Path)) else bytes(source)
-    text = _decoded_text(content)
-    header = _header_names(text)
+    header, frame = checked_csv(content)
     if target not in header:
         raise SeedError(f"no column {target!r}; the columns are {', '.join(header[:20])}"
                         + (f" and {len(header) - 20} more" if len(header) > 20 else ""), field="target")
     if len(header) < 2:
         raise SeedError("a seed needs at least one feature column besides the target")
-    try:
-        frame = pd.read_csv(io.StringIO(text))
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise SeedError(f"the CSV could not be parsed: {str(error).splitlines()[0]}") from None
-    _refuse_formula_cells(frame)
     labels = frame[target]
     if labels.isna().all():
         raise SeedError(f"the target column {target!r} is empty", field="target")
@@ -129,6 +123,20 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     modality = "text" if any(is_text_column(features[column]) for column in features.columns) else "tabular"
     return Seed(name=name, frame=frame, target=target, task_type=task_type, metric=metric, modality=modality,
                 source="upload")
+
+
+def checked_csv(content: bytes) -> tuple[list[str], pd.DataFrame]:
+    """A CSV people will open, checked as a seed upload is: UTF-8 text of at most MAX_CSV_BYTES, at most MAX_COLUMNS
+    distinct column names, parseable, and no cell a spreadsheet would run as a formula; its header and frame, else a
+    SeedError saying what was wrong. Seed uploads and archive imports (their public files) both call it."""
+    text = _decoded_text(content)
+    header = _header_names(text)
+    try:
+        frame = pd.read_csv(io.StringIO(text))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise SeedError(f"the CSV could not be parsed: {str(error).splitlines()[0]}") from None
+    _refuse_formula_cells(frame)
+    return header, frame
 
 
 def _decoded_text(content: bytes) -> str:
@@ -156,13 +164,13 @@ def _header_names(text: str) -> list[str]:
     """The header row, read before pandas: a very wide or duplicated header is refused without parsing the rows."""
     first_line = text.split("\n", 1)[0]
     if first_line.count(",") + 1 > MAX_COLUMNS:
-        raise SeedError(f"the header has {first_line.count(',') + 1:,} columns; a seed has at most {MAX_COLUMNS:,}")
+        raise SeedError(f"the header has {first_line.count(',') + 1:,} columns; at most {MAX_COLUMNS:,} are accepted")
     try:
         header = next(csv.reader(io.StringIO(text)), [])
     except csv.Error as error:
         raise SeedError(f"the header row could not be read: {error}") from None
     if len(header) > MAX_COLUMNS:  # a quoted header line can hold newlines, so count again
-        raise SeedError(f"the header has {len(header):,} columns; a seed has at most {MAX_COLUMNS:,}")
+        raise SeedError(f"the header has {len(header):,} columns; at most {MAX_COLUMNS:,} are accepted")
     names = [name.strip() for name in header]
     seen: set[str] = set()
     for position, column in enumerate(names, start=1):

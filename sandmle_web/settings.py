@@ -135,7 +135,10 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("SANDMLE_UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Task-set archives reviewers upload (streamed to disk, unpacked by a job under the extractor's own caps).
-SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES = envint("SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES", 2 * 1024**3)
+SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES = envint("SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES", 256 * 1024**2)
+# What one user's imports may keep on disk, uploads waiting for their job included: a task's public and private files
+# are tens of KB to a few MB, so this holds hundreds of real tasks and no unpacked bomb.
+SANDMLE_IMPORT_QUOTA_BYTES = envint("SANDMLE_IMPORT_QUOTA_BYTES", 2 * 1024**3)
 
 # Production hardening, on unless DEBUG; `manage.py check --deploy` passes with SECRET_KEY and ALLOWED_HOSTS set.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)

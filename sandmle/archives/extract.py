@@ -24,9 +24,11 @@ CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class ExtractLimits:
+    # A task's public files are tens of KB to a few MB (its CSVs are held to the seed limit, 20 MiB, on import): these
+    # leave room for images and many tasks while a small compressed bomb keeps nothing large on disk.
     max_members: int = 20_000
-    max_file_bytes: int = 2 << 30
-    max_total_bytes: int = 8 << 30
+    max_file_bytes: int = 64 << 20
+    max_total_bytes: int = 512 << 20
     max_name_chars: int = 400
     max_depth: int = 32
 
@@ -39,6 +41,10 @@ def _member_path(name: str, limits: ExtractLimits) -> PurePosixPath:
     """The member's relative path, or ArchiveRefused for one that could land outside the target."""
     if not name or len(name) > limits.max_name_chars or "\x00" in name:
         raise ArchiveRefused(f"member {name[:80]!r}: an empty, overlong or NUL-holding name")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # a tar name's undecodable bytes arrive as lone surrogates: no page or row holds them
+        raise ArchiveRefused(f"member {name[:80]!r}: a name that is not UTF-8 text") from None
     if "\\" in name:
         raise ArchiveRefused(f"member {name[:80]!r}: a backslash in a name (a Windows path)")
     path = PurePosixPath(name)

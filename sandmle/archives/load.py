@@ -14,10 +14,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandmle.archives import ARCHIVE_FORMATS
+from sandmle.archives import ARCHIVE_FORMATS, printable_name
 from sandmle.archives.build import SANDMLE_ID_LIST
 from sandmle.archives.extract import ExtractLimits, extract_archive
 from sandmle.errors import UsageError
+from sandmle.grading import load_grading
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -54,7 +55,6 @@ def _looks_like_content(folder: Path) -> bool:
 def _import_bundle(source: Path, out_dir: Path) -> Path:
     """Our own bundle: a readable grading file, the answers and sample present, files matching task.json's hash."""
     from sandmle.bundle import bundle_hash, file_hashes
-    from sandmle.grading import load_grading
 
     try:
         task = json.loads((source / "task.json").read_text(encoding="utf-8"))
@@ -77,6 +77,24 @@ def _import_bundle(source: Path, out_dir: Path) -> Path:
         shutil.copytree(source / folder, target / folder, symlinks=True)
     shutil.copyfile(source / "task.json", target / "task.json")
     return target
+
+
+def _check_public_csvs(bundle: Path) -> None:
+    """Every CSV an agent or a viewer will read passes the seed upload's check (size, width, formula cells)."""
+    from sandmle.seeds import MAX_CSV_BYTES, SeedError, checked_csv
+
+    public = bundle / "public"
+    for path in sorted(public.rglob("*.csv")) if public.is_dir() else []:
+        shown = path.relative_to(bundle).as_posix()
+        if path.is_symlink() or not path.is_file():
+            raise UsageError(f"{shown}: not a regular file")
+        if path.stat().st_size > MAX_CSV_BYTES:
+            raise UsageError(f"{shown}: {path.stat().st_size / 2**20:.1f} MiB; a public CSV is limited to "
+                             f"{MAX_CSV_BYTES / 2**20:.0f} MiB")
+        try:
+            checked_csv(path.read_bytes())
+        except SeedError as error:
+            raise UsageError(f"{shown}: {error}") from None
 
 
 def _candidates(root: Path, fmt: str) -> list[tuple[str, Path]]:
@@ -144,6 +162,8 @@ def import_archive(archive: Path, out_dir: Path, *, fmt: str, metric: str | None
                 bundle = Path(_import_one(name, source, root, staging, fmt=fmt, metric=metric))
                 if bundle.parent.resolve() != staging.resolve() or not (bundle / "private" / "grading.json").is_file():
                     raise UsageError("the importer wrote no bundle")
+                load_grading(bundle)  # every format's grading numbers pass the one check (sandmle.grading_checks)
+                _check_public_csvs(bundle)
                 target = out_dir / bundle.name
                 if target.exists():
                     raise UsageError(f"{bundle.name} is already in the output folder")
@@ -151,6 +171,7 @@ def import_archive(archive: Path, out_dir: Path, *, fmt: str, metric: str | None
                 outcome.bundles.append(target)
             except Exception as error:  # one hostile or broken task is refused; the archive's others still import
                 reason = str(error) if isinstance(error, UsageError) else f"{type(error).__name__}: {error}"
-                outcome.refused.append({"task": name[:100], "reason": reason.splitlines()[0][:500] if reason else
-                                        type(error).__name__})
+                outcome.refused.append({"task": printable_name(name)[:100],
+                                        "reason": printable_name(reason.splitlines()[0][:500] if reason else
+                                                                 type(error).__name__)})
     return outcome

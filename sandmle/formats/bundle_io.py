@@ -12,6 +12,7 @@ import pandas as pd
 from sandmle.bundle import bundle_hash, file_hashes, write_json
 from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
+from sandmle.grading_checks import check_grading
 from sandmle.formats.source_files import PublicFiles, finite_number, flag, plain_id
 from sandmle.metrics import METRICS, get_metric
 
@@ -109,6 +110,7 @@ def imported_bundle(out_dir: Path, *, task_id: str, public: PublicFiles, answers
         # HumanRank's reference scores: the source's ladder, else its leaderboard, else the four thresholds.
         board = {f"team-{rank}": score for rank, score in enumerate(leaderboard_scores or [], 1)}
         grading["ladder"] = ladder or board or dict(grading["milestones"])
+        check_grading(grading)
         write_json(grading, staging / "private" / "grading.json")
         write_json({"description": f"imported from a {source_format} competition; its hidden rule is not known"},
                    staging / "private" / "rule.json")

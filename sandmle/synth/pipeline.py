@@ -16,6 +16,7 @@ from PIL import Image
 
 from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
 from sandmle.dna import TaskDNA, extract_dna
+from sandmle.grading_checks import check_grading
 from sandmle.metrics import get_metric
 from sandmle.synth import calibrate, levels, noise, plausibility, rules, targets
 from sandmle.synth.domains import DomainChoice, mutate_domain
@@ -269,12 +270,13 @@ def _finish_bundle(spec: TaskSpec, task_dir: Path, ladder: dict, milestones: dic
     _, sources = calibrate.milestone_plan(ladder, is_lower_better=metric.is_lower_better,
                                           shift=levels.milestone_shift(spec.difficulty))
     headroom = calibrate.headroom(ladder, is_lower_better=metric.is_lower_better)
-    write_json({"metric": spec.metric, "is_lower_better": metric.is_lower_better, "task_type": dna.task_type,
-                "id_column": "id", "target_column": choice.target_name,
-                "labels": choice.label_names if classification else None,
-                "submission_columns": _submission_columns(choice, spec.metric, dna.task_type),
-                "milestones": milestones, "milestone_sources": sources, "headroom": headroom, "ladder": ladder},
-               task_dir / "private" / "grading.json")
+    grading = {"metric": spec.metric, "is_lower_better": metric.is_lower_better, "task_type": dna.task_type,
+               "id_column": "id", "target_column": choice.target_name,
+               "labels": choice.label_names if classification else None,
+               "submission_columns": _submission_columns(choice, spec.metric, dna.task_type),
+               "milestones": milestones, "milestone_sources": sources, "headroom": headroom, "ladder": ladder}
+    check_grading(grading)  # the same check every import and every grade applies
+    write_json(grading, task_dir / "private" / "grading.json")
     hashes = file_hashes(task_dir)
     digest = bundle_hash(hashes)
     write_json({"task_id": spec.task_id, "generator_version": GENERATOR_VERSION, "spec": spec.to_dict(),

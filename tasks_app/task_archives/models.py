@@ -42,6 +42,7 @@ class TaskArchiveImport(Job):
     upload_path = models.CharField(max_length=500, blank=True, default="")
     metric = models.CharField(max_length=32, blank=True, default="")
     summary = models.JSONField(default=dict, blank=True)  # {"imported": [task ids], "refused": [{task, reason}]}
+    stored_bytes = models.BigIntegerField(default=0)  # the imported bundles' files: counted in the user's quota
     queue = models.CharField(max_length=16, default="sandbox")  # a SandMLE evaluator runs in the sandbox
 
     task_names = ("workers.task_archives.import_task_archive",)

@@ -14,6 +14,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from sandmle.archives import printable_name
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
@@ -90,11 +91,15 @@ def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None)
     """Keep the uploaded archive under the data dir and queue its import (on the sandbox queue: SandMLE evaluators
     run there); the upload's size is capped by settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES."""
     _check_format(fmt)
-    name = Path(getattr(upload, "name", "") or "archive").name[:200]
+    name = printable_name(Path(getattr(upload, "name", "") or "archive").name)[:200]
     if not name.lower().endswith(UPLOAD_SUFFIXES):
         raise ServiceError(f"upload a {', '.join(UPLOAD_SUFFIXES)} archive", field="file")
     if upload.size > settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES:
         raise ServiceError(f"archives are limited to {settings.SANDMLE_ARCHIVE_UPLOAD_MAX_BYTES} bytes", field="file")
+    if upload.size > import_quota_left(user=user):
+        raise ServiceError(f"this archive would pass your import quota ({settings.SANDMLE_IMPORT_QUOTA_BYTES} bytes "
+                           f"kept by your imports and waiting uploads); {import_quota_left(user=user)} bytes are left",
+                           field="file")
     folder = Path(settings.DATA_DIR) / "uploads" / uuid.uuid4().hex
     folder.mkdir(parents=True)
     path = folder / "archive"
@@ -106,6 +111,22 @@ def task_archive_import_create(*, upload, fmt: str, metric: str = "", user=None)
                                                created_by=user, queue=Queue.SANDBOX.value)
         enqueue(job.task_name(), args=(job.id,), queue=Queue.SANDBOX)
     return job
+
+
+def import_quota_left(*, user, excluding: int | None = None) -> int:
+    """Bytes `user`'s imports may still keep: the quota less their stored bundles and the uploads not yet read."""
+    jobs = TaskArchiveImport.objects.filter(created_by=user) if user is not None else TaskArchiveImport.objects.none()
+    if excluding is not None:
+        jobs = jobs.exclude(id=excluding)
+    kept = sum(jobs.values_list("stored_bytes", flat=True))
+    for upload_path in jobs.filter(state__in=(JobState.QUEUED, JobState.RUNNING)).values_list("upload_path", flat=True):
+        path = Path(upload_path) if upload_path else None
+        kept += path.stat().st_size if path is not None and path.is_file() else 0
+    return max(settings.SANDMLE_IMPORT_QUOTA_BYTES - kept, 0)
+
+
+def _tree_bytes(folder: Path) -> int:
+    return sum(path.lstat().st_size for path in folder.rglob("*") if path.is_file() and not path.is_symlink())
 
 
 def _imported_seed() -> Seed:
@@ -135,26 +156,13 @@ def imported_task_store(*, bundle: Path, job: TaskArchiveImport) -> SynthesizedT
     )
 
 
-def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
-    """Claim a queued import; unpack and import each task (refusals listed with their reason), store the rest."""
-    from sandmle.archives.load import import_archive
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return printable_name(text.splitlines()[0][:500] if text else type(error).__name__)
 
-    if not TaskArchiveImport.claim(import_id, worker=worker):
-        return False
-    job = TaskArchiveImport.objects.get(id=import_id)
-    out_dir = Path(settings.DATA_DIR) / "bundles" / f"import-{job.id}-{uuid.uuid4().hex[:8]}"
-    upload = Path(job.upload_path)
-    try:
-        outcome = import_archive(upload, out_dir, fmt=job.format, metric=job.metric or None)
-    except UsageError as error:  # the archive as a whole: unsafe, unreadable, or no task of its format
-        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=f"archive refused: {error}")
-        shutil.rmtree(upload.parent, ignore_errors=True)
-        return True
-    except Exception as error:
-        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=describe_failure(error))
-        raise
-    imported, refused = [], list(outcome.refused)
-    for bundle in outcome.bundles:
+
+def _store_bundles(job: TaskArchiveImport, bundles: list[Path], imported: list[str], refused: list[dict]) -> None:
+    for bundle in bundles:
         if SynthesizedTask.objects.filter(task_id=bundle.name).exists():
             refused.append({"task": bundle.name, "reason": "a task with this id is already in the studio"})
             shutil.rmtree(bundle, ignore_errors=True)
@@ -162,12 +170,64 @@ def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
         try:
             with transaction.atomic():
                 imported.append(imported_task_store(bundle=bundle, job=job).task_id)
-        except (UsageError, OSError, ValueError, KeyError) as error:
-            refused.append({"task": bundle.name, "reason": str(error).splitlines()[0][:500]})
+        except Exception as error:  # a database refusal too: that task is rolled back, the others still import
+            refused.append({"task": bundle.name, "reason": _first_line(error)})
             shutil.rmtree(bundle, ignore_errors=True)
-    TaskArchiveImport.objects.filter(id=job.id).update(summary={"imported": imported, "refused": refused})
-    shutil.rmtree(upload.parent, ignore_errors=True)
-    if imported:
+
+
+def _remove_unstored(out_dir: Path, imported: list[str]) -> None:
+    """Bundle folders with no task row are removed, and the import's folder with them once nothing is kept."""
+    if not out_dir.is_dir():
+        return
+    for child in out_dir.iterdir():
+        if child.name in imported:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+    if not imported:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
+    """Claim a queued import; unpack and import each task (refusals listed with their reason), store the rest.
+
+    The job always ends: any error fails it with its reason, every task stored before it stays listed, and no
+    upload or unstored bundle folder is left on disk."""
+    from sandmle.archives.extract import ExtractLimits
+    from sandmle.archives.load import import_archive
+
+    if not TaskArchiveImport.claim(import_id, worker=worker):
+        return False
+    job = TaskArchiveImport.objects.get(id=import_id)
+    out_dir = Path(settings.DATA_DIR) / "bundles" / f"import-{job.id}-{uuid.uuid4().hex[:8]}"
+    upload = Path(job.upload_path)
+    imported: list[str] = []
+    refused: list[dict] = []
+    failure = ""
+    # The unpacked archive counts against its user's quota too: a small upload cannot keep more than is left.
+    left = import_quota_left(user=job.created_by, excluding=job.id)
+    limits = ExtractLimits(max_total_bytes=min(ExtractLimits().max_total_bytes, left))
+    try:
+        outcome = import_archive(upload, out_dir, fmt=job.format, metric=job.metric or None, limits=limits)
+        refused.extend(outcome.refused)
+        _store_bundles(job, outcome.bundles, imported, refused)
+    except UsageError as error:  # the archive as a whole: unsafe, unreadable, or no task of its format
+        failure = f"archive refused: {printable_name(error)}"
+    except Exception as error:
+        failure = printable_name(describe_failure(error))
+    finally:
+        _remove_unstored(out_dir, imported)
+        shutil.rmtree(upload.parent, ignore_errors=True)
+        summary = {"imported": imported,
+                   "refused": [{"task": printable_name(entry.get("task", ""))[:100],
+                                "reason": printable_name(entry.get("reason", ""))[:500]} for entry in refused]}
+        stored = sum(_tree_bytes(out_dir / task_id) for task_id in imported)
+        TaskArchiveImport.objects.filter(id=job.id).update(summary=summary, stored_bytes=stored)
+    if failure:
+        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=failure)
+    elif imported:
         TaskArchiveImport.finish(job.id, state=JobState.SUCCEEDED)
     else:
         # The reasons stay on the reviewers' page: an importer's message may quote the files, answers included,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sandmle.episode_files import EpisodeDir, RefusedFile
@@ -22,13 +23,32 @@ def read_text(bundle_dir: str, relative: str, *, limit: int | None = None) -> st
     return text if limit is None or len(text) <= limit else text[:limit] + "\n…"
 
 
+def read_head(bundle_dir: str, relative: str, *, max_bytes: int) -> bytes:
+    """The file's first `max_bytes` bytes (b"" when it is missing, not a plain file or over MAX_TEXT_BYTES): a page
+    that shows or charts the head of a file costs the same whatever the file's size."""
+    if not bundle_dir:
+        return b""
+    try:
+        fd = EpisodeDir(bundle_dir, hard_links_ok=True).open_regular(relative, max_bytes=MAX_TEXT_BYTES)
+    except (RefusedFile, OSError):
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(max_bytes)
+
+
 def read_json(bundle_dir: str, relative: str) -> dict:
     text = read_text(bundle_dir, relative)
     return json.loads(text) if text else {}
 
 
 def public_previews(bundle_dir: str) -> dict[str, str]:
-    return {name: read_text(bundle_dir, f"public/{name}", limit=PREVIEW_BYTES) for name in ("train.csv", "test.csv", "sample_submission.csv")}
+    previews = {}
+    for name in ("train.csv", "test.csv", "sample_submission.csv"):
+        head = read_head(bundle_dir, f"public/{name}", max_bytes=PREVIEW_BYTES * 4 + 1)  # UTF-8: up to 4 bytes a character
+        text = head.decode("utf-8", errors="replace")
+        previews[name] = text if len(text) <= PREVIEW_BYTES and len(head) <= PREVIEW_BYTES * 4 else \
+            text[:PREVIEW_BYTES] + "\n…"
+    return previews
 
 
 def image_names(bundle_dir: str, *, limit: int = 12) -> list[str]:

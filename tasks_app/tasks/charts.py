@@ -5,17 +5,27 @@ Pages render them with plotly.js served locally; only public/ files feed the dat
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from pathlib import Path
+import math
+import time
 
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from sandmle.grading_checks import MAX_SCORE_MAGNITUDE
 from studio.charts import TEMPLATE
+from tasks_app.tasks.bundle_files import read_head
 
 MAX_FEATURE_CHARTS = 12  # charted up front; the rest open on demand, so a wide task loses no column
 MAX_ROWS_READ = 20000  # synthesized tasks hold 50-200 training rows; a big imported one is sampled by its head
+MAX_BYTES_READ = 4 << 20  # a task's public CSVs are tens of KB to a few MB; a page reads no more than this of one
+# Synthesized tasks have a few to a few dozen features; each chart costs ~40 ms to build, so a wide imported task
+# (up to 1,000 columns, the seed width) shows its first columns rather than taking a minute per page.
+MAX_PAGE_COLUMNS = 64
+MAX_CHART_SECONDS = 2.0  # a few dozen charts take well under this; more waits for no reader
 MAX_CATEGORIES = 15
 TEXT_MIN_UNIQUE = 30  # a string column with this many distinct values is free text: chart its lengths
 TRAIN_COLOUR, TEST_COLOUR = "#2f6fde", "#e0892f"
@@ -35,11 +45,28 @@ def _as_json(figure: go.Figure) -> dict:
     return json.loads(pio.to_json(figure, validate=False))
 
 
-def read_public_frame(bundle_dir: str, name: str) -> pd.DataFrame | None:
-    path = Path(bundle_dir) / "public" / name
-    if not path.is_file() or path.is_symlink():
+def _public_head(bundle_dir: str, name: str) -> bytes | None:
+    """The file's first MAX_BYTES_READ bytes cut at the last whole line, read without following a link."""
+    data = read_head(bundle_dir, f"public/{name}", max_bytes=MAX_BYTES_READ + 1)
+    if len(data) > MAX_BYTES_READ:
+        data = data[:data.rfind(b"\n", 0, MAX_BYTES_READ) + 1]
+    return data or None
+
+
+def read_public_frame(bundle_dir: str, name: str, *, keep: tuple[str, ...] = ()) -> pd.DataFrame | None:
+    """A public CSV as pages see it: its head in bytes, rows and columns (a wide or huge file costs no more than
+    MAX_BYTES_READ parsed into the first MAX_PAGE_COLUMNS columns, plus those named in `keep`, the target say);
+    None when it is missing, a link or unreadable."""
+    data = _public_head(bundle_dir, name)
+    if data is None:
         return None
-    return pd.read_csv(path, nrows=MAX_ROWS_READ, low_memory=False)
+    try:
+        header = next(csv.reader(io.StringIO(data[:data.find(b"\n") + 1 or None].decode("utf-8-sig", "replace"))), [])
+        columns = sorted(set(range(min(len(header), MAX_PAGE_COLUMNS)))
+                         | {position for position, column in enumerate(header) if column in keep})
+        return pd.read_csv(io.BytesIO(data), nrows=MAX_ROWS_READ, usecols=columns, low_memory=False)
+    except (ValueError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+        return None
 
 
 def _is_identifier(column: pd.Series) -> bool:
@@ -76,13 +103,18 @@ def _feature_figure(name: str, train: pd.Series, test: pd.Series | None) -> go.F
 
 
 def feature_distribution_charts(bundle_dir: str, *, target: str) -> list[dict]:
-    """One chart per feature (train and test overlaid), every feature: histograms, level shares, text lengths."""
-    train = read_public_frame(bundle_dir, "train.csv")
+    """One chart per feature (train and test overlaid), every feature read: histograms, level shares, text lengths.
+
+    Charts stop once MAX_CHART_SECONDS have passed (a wide task on a busy machine), so a page's cost is bounded."""
+    train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None:
         return []
     test = read_public_frame(bundle_dir, "test.csv")
     charts = []
+    deadline = time.monotonic() + MAX_CHART_SECONDS
     for index, name in enumerate(feature_columns(train, target=target), start=1):
+        if time.monotonic() > deadline:
+            break
         test_values = test[name] if test is not None and name in test.columns else None
         charts.append({"name": name, "element_id": f"feature-figure-{index}",
                        "figure": _as_json(_feature_figure(name, train[name], test_values))})
@@ -101,7 +133,7 @@ def feature_charts_split(charts: list[dict], *, first: list[str] = ()) -> tuple[
 
 def label_balance_chart(bundle_dir: str, *, target: str, task_type: str) -> dict | None:
     """Class shares of the training labels (a histogram for regression targets)."""
-    train = read_public_frame(bundle_dir, "train.csv")
+    train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None or target not in train.columns:
         return None
     labels = train[target]
@@ -141,16 +173,29 @@ def milestone_label_rows(marks: list[tuple[float, str]], *, low: float, high: fl
     return placed
 
 
+def chart_number(value: object) -> float | None:
+    """A score the ladder chart can draw: a finite number of sane size (sandmle.grading_checks' bound), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int) and abs(value) > MAX_SCORE_MAGNITUDE:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) <= MAX_SCORE_MAGNITUDE else None
+
+
 def ladder_chart(*, ladder: dict, milestones: dict, milestone_sources: dict | None = None,
                  is_lower_better: bool = False, headroom: float | None = None, metric: str = "") -> dict | None:
     """The reference ladder's scores as bars and the milestone thresholds as lines, on one score axis.
 
     Each threshold line names the reference that set it when grading.json records it (`milestone_sources`)."""
-    scored = sorted(((name, float(value)) for name, value in (ladder or {}).items() if value is not None),
+    ladder = ladder if isinstance(ladder, dict) else {}
+    milestones = milestones if isinstance(milestones, dict) else {}
+    # Rows stored before grading files were checked may hold text or huge numbers: those entries are left out.
+    scored = sorted(((str(name), number) for name, value in ladder.items() if (number := chart_number(value)) is not None),
                     key=lambda item: item[1], reverse=is_lower_better)
     if not scored:
         return None
-    sources = milestone_sources or {}
+    sources = milestone_sources if isinstance(milestone_sources, dict) else {}
     figure = go.Figure(go.Bar(
         y=[name for name, _ in scored], x=[value for _, value in scored], orientation="h", marker_color="#9fb6e8",
         text=[f"{value:.4f}" for _, value in scored], textposition="inside", name="references",
@@ -158,16 +203,16 @@ def ladder_chart(*, ladder: dict, milestones: dict, milestone_sources: dict | No
     ))
     marks = []
     for name in ("median", "bronze", "silver", "gold"):
-        value = (milestones or {}).get(name)
+        value = chart_number(milestones.get(name))
         if value is None:
             continue
-        label = f"{name} {float(value):.4f}" + (f" ← {sources[name]}" if sources.get(name) else "")
-        figure.add_vline(x=float(value), line_dash="dash", line_color=MILESTONE_COLOURS[name], line_width=2)
-        marks.append((name, float(value), label))
+        label = f"{name} {value:.4f}" + (f" ← {str(sources[name])[:80]}" if sources.get(name) else "")
+        figure.add_vline(x=value, line_dash="dash", line_color=MILESTONE_COLOURS[name], line_width=2)
+        marks.append((name, value, label))
     direction = "lower is better" if is_lower_better else "higher is better"
     title = f"Reference ladder and milestones ({metric}, {direction})" if metric else "Reference ladder and milestones"
-    if headroom is not None:
-        title += f" · headroom {headroom:.2f}"
+    if chart_number(headroom) is not None:
+        title += f" · headroom {chart_number(headroom):.2f}"
     values = [value for _, value in scored] + [value for _, value, _ in marks]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or 0.05

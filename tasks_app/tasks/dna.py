@@ -27,7 +27,7 @@ class DnaRow:
 def task_dna(*, bundle_dir: str, target: str, task_type: str, metric: str, modality: str) -> dict:
     if modality == "image":
         return {}  # an image task's train.csv names image files; its pixels (the seed DNA's features) are not in it
-    train = read_public_frame(bundle_dir, "train.csv")
+    train = read_public_frame(bundle_dir, "train.csv", keep=(target,))
     if train is None or target not in train.columns:
         return {}
     frame = train[feature_columns(train, target=target) + [target]]

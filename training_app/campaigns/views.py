@@ -13,6 +13,7 @@ from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
 from studio.errors import ServiceError, form_errors_from
+from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.campaigns import selectors, services
@@ -96,9 +97,9 @@ def campaign_detail(request, campaign_id):
 def campaign_compare(request):
     """Several campaigns cell by cell (policy x scaffold): each one's mean and n, and the change from the first."""
     try:
-        ids = list(dict.fromkeys(int(value) for value in request.GET.getlist("campaigns")))
-    except ValueError:
-        return render(request, "400.html", {"reason": "give campaign numbers", "field": "campaigns"}, status=400)
+        ids = row_ids(request.GET.getlist("campaigns"), field="campaigns")
+    except ValueError as error:
+        return render(request, "400.html", {"reason": str(error), "field": "campaigns"}, status=400)
     found = {campaign.id: campaign for campaign in selectors.campaign_list().filter(id__in=ids)}
     campaigns = [found[campaign_id] for campaign_id in ids if campaign_id in found]
     metrics = list(dict.fromkeys(name for campaign in campaigns for name in campaign.report.get("metrics", [])))

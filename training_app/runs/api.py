@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsViewer
+from accounts.roles import Role, has_role
 from training_app.models import TrainingRun
 from training_app.runs import services
 from training_app.runs.filters import TrainingRunFilter
@@ -74,7 +75,8 @@ class TrainingRunOutput(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.DictField())
     def get_config(self, run) -> dict:
-        return training_run_shown_config(run)
+        request = self.context.get("request")
+        return training_run_shown_config(run, show_host_paths=request is not None and has_role(request.user, Role.ADMIN))
 
     @extend_schema_field(serializers.DictField())
     def get_recipe(self, run) -> dict:
@@ -120,7 +122,7 @@ class TrainingRunDetailApi(APIView):
 
     @extend_schema(operation_id="training_runs_retrieve", responses=TrainingRunOutput)
     def get(self, request, run_id):
-        return Response(TrainingRunOutput(get_object_or_404(_runs(), id=run_id)).data)
+        return Response(TrainingRunOutput(get_object_or_404(_runs(), id=run_id), context={"request": request}).data)
 
 
 @extend_schema_view(post=extend_schema(operation_id="training_runs_cancel", request=None, responses=TrainingRunOutput,

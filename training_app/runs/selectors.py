@@ -79,16 +79,28 @@ def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline:
     return result
 
 
-def training_run_shown_config(run: TrainingRun) -> dict:
+HOST_PATH_KEYS = ("output_dir", "dataset")  # where the trainer writes: a folder of this machine, nothing to a reader
+
+
+def training_run_shown_config(run: TrainingRun, *, show_host_paths: bool = False) -> dict:
     """The trainer's resolved config with its task bundles named by task id, not by their server folders.
 
     A bundle's folder holds private/ (answers, hidden rule); viewers read this config, so it lists ids only. The stored
-    config keeps the paths: the worker trains from them.
+    config keeps the paths: the worker trains from them. Output folders and a model given as a path of this machine
+    are shown only where `show_host_paths` (admins): others see the model's folder name.
     """
     config = dict(run.config or {})
-    if isinstance(config.get("tasks"), list):
-        ids = {str(Path(task.bundle_dir)): task.task_id for task in run.task_set.tasks.all()} if run.task_set_id else {}
-        config["tasks"] = [ids.get(str(path), Path(str(path)).name) for path in config["tasks"]]
+    ids = {str(Path(task.bundle_dir)): task.task_id for task in run.task_set.tasks.all()} if run.task_set_id else {}
+    for key in ("tasks", "eval_tasks"):
+        if isinstance(config.get(key), list):
+            config[key] = [ids.get(str(path), Path(str(path)).name) for path in config[key]]
+    if show_host_paths:
+        return config
+    for key in HOST_PATH_KEYS:
+        config.pop(key, None)
+    model = config.get("model")
+    if isinstance(model, str) and model.startswith("/"):
+        config["model"] = Path(model).name
     return config
 
 

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from studio.errors import ServiceError, form_errors_from
+from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import TrainingMetric, TrainingRun
@@ -76,7 +77,8 @@ def training_run_detail(request, run_id):
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
         "recipe": selectors.training_run_recipe(run),
-        "config_items": sorted(training_run_shown_config(run).items()),
+        "config_items": sorted(training_run_shown_config(
+            run, show_host_paths=has_role(request.user, Role.ADMIN)).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
@@ -162,16 +164,17 @@ def training_step_groups(request, run_id, step):
 def training_run_compare(request):
     """Several runs' curves on one chart each, with the settings that differ between them listed first."""
     try:
-        ids = list(dict.fromkeys(int(value) for value in request.GET.getlist("runs")))
-    except ValueError:
-        return render(request, "400.html", {"reason": "give run numbers", "field": "runs"}, status=400)
+        ids = row_ids(request.GET.getlist("runs"), field="runs")
+    except ValueError as error:
+        return render(request, "400.html", {"reason": str(error), "field": "runs"}, status=400)
     found = {run.id: run for run in TrainingRun.objects.select_related("task_set").defer("result").filter(id__in=ids)}
     runs = [found[run_id] for run_id in ids if run_id in found]
     lines = {run.id: [] for run in runs}
     for row in TrainingMetric.objects.filter(run__in=runs).order_by("step"):
         lines[row.run_id].append(row.metrics)
     labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
-    configs = [dict(run.config) | {"task set": run.task_set.name} for run in runs]
+    admin = has_role(request.user, Role.ADMIN)
+    configs = [training_run_shown_config(run, show_host_paths=admin) | {"task set": run.task_set.name} for run in runs]
     return render(request, "training/runs/training_run_compare.html", {
         "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
         "missing": [run_id for run_id in ids if run_id not in found],
