@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 
 
 class TaskSetFilterInput(serializers.Serializer):
@@ -63,3 +63,19 @@ class TaskSetOutput(serializers.ModelSerializer):
     class Meta:
         model = TaskSet
         fields = ["name", "description", "task_ids", "created_by", "created_at", "retired_at"]
+
+
+class TaskSetRetireInput(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000,
+                                   help_text="why; kept in the set's history, read by reviewers")
+
+
+class TaskSetChangeOutput(serializers.ModelSerializer):
+    """One row of a set's history; `details` as the caller may read them (a retire reason for reviewers only)."""
+
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    details = serializers.DictField(source="visible_details", read_only=True)
+
+    class Meta:
+        model = TaskSetChange
+        fields = ["what", "actor", "at", "details"]
