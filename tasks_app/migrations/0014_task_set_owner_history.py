@@ -5,6 +5,22 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def record_existing_sets(apps, schema_editor):
+    """Each set made before its history existed starts it with one "created" row, by its owner, when it was made
+    (and a "retired" row when it is retired), so no set's history is empty."""
+    TaskSet = apps.get_model("tasks_app", "TaskSet")
+    TaskSetChange = apps.get_model("tasks_app", "TaskSetChange")
+    for task_set in TaskSet.objects.all().iterator():
+        task_ids = sorted(task_set.tasks.values_list("task_id", flat=True))
+        rows = [("created", task_set.created_at, {"task_ids": task_ids, "recorded": "when histories began"})]
+        if task_set.retired_at is not None:
+            rows.append(("retired", task_set.retired_at, {}))
+        for what, at, details in rows:
+            change = TaskSetChange.objects.create(task_set=task_set, actor_id=task_set.created_by_id if what == "created"
+                                                  else None, what=what, details=details)
+            TaskSetChange.objects.filter(id=change.id).update(at=at)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -28,4 +44,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(fields=['task_set', 'at'], name='task_set_change_set_at')],
             },
         ),
+        migrations.RunPython(record_existing_sets, migrations.RunPython.noop),
     ]
