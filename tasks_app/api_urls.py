@@ -34,6 +34,8 @@ urlpatterns = [
     path("task-sets/<str:name>/", task_sets_api.TaskSetDetailApi.as_view(), name="api-task-set-detail"),
     path("task-sets/<str:name>/clone/", task_sets_api.TaskSetCloneApi.as_view(), name="api-task-set-clone"),
     path("task-sets/<str:name>/retire/", task_sets_api.TaskSetRetireApi.as_view(), name="api-task-set-retire"),
+    path("task-sets/<str:name>/restore/", task_sets_api.TaskSetRestoreApi.as_view(), name="api-task-set-restore"),
+    path("task-sets/<str:name>/history/", task_sets_api.TaskSetHistoryApi.as_view(), name="api-task-set-history"),
     # the review workflow: decisions (approve, reject, request changes) are POST tasks/<id>/reviews/,
     # comments POST tasks/<id>/threads/
     path("review/queue/", review_api.ReviewQueueApi.as_view(), name="api-review-queue"),

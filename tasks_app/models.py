@@ -7,12 +7,12 @@ from tasks_app.frontier.models import FrontierRun, FrontierSuccessor
 from tasks_app.review.models import ReviewComment, ReviewDecision, SavedReviewView, TaskAuditEntry
 from tasks_app.seeds.models import Seed, TaskDNA
 from tasks_app.synthesis.models import SynthesisRun
-from tasks_app.task_sets.models import TaskSet
+from tasks_app.task_sets.models import TaskSet, TaskSetChange
 from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport
 from tasks_app.tasks.models import SynthesizedTask
 
 __all__ = [
     "Seed", "TaskDNA", "SynthesisRun", "SynthesizedTask", "ReviewComment", "ReviewDecision", "TaskAuditEntry",
-    "SavedReviewView", "TaskSet", "TaskArchiveImport", "TaskSetExport",
+    "SavedReviewView", "TaskSet", "TaskSetChange", "TaskArchiveImport", "TaskSetExport",
     "FrontierRun", "FrontierSuccessor",
 ]

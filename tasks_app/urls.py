@@ -37,6 +37,7 @@ urlpatterns = [
     path("task-sets/<str:name>/edit/", task_sets_views.task_set_edit, name="task-set-edit"),
     path("task-sets/<str:name>/clone/", task_sets_views.task_set_clone, name="task-set-clone"),
     path("task-sets/<str:name>/retire/", task_sets_views.task_set_retire, name="task-set-retire"),
+    path("task-sets/<str:name>/restore/", task_sets_views.task_set_restore, name="task-set-restore"),
     # frontier runs: a set re-levelled for a policy
     path("task-sets/<str:name>/frontier/", frontier_views.frontier_launch, name="frontier-launch"),
     path("frontier-runs/<int:run_id>/", frontier_views.frontier_run_detail, name="frontier-run-detail"),

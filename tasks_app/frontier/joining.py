@@ -6,7 +6,7 @@ import the review workflow's audit record)."""
 from __future__ import annotations
 
 from tasks_app.frontier.models import FrontierRun
-from tasks_app.task_sets.models import TaskSet
+from tasks_app.task_sets.models import TaskSet, TaskSetChange
 from tasks_app.tasks.models import SynthesizedTask
 
 
@@ -17,15 +17,25 @@ def new_task_set_with(*, run: FrontierRun, tasks: list[SynthesizedTask]) -> Task
     if not tasks:
         return run.new_task_set
     task_set = run.new_task_set
+    created = False
     if task_set is None:
-        task_set, _ = TaskSet.objects.get_or_create(name=run.new_task_set_name(), defaults={
+        task_set, created = TaskSet.objects.get_or_create(name=run.new_task_set_name(), defaults={
             "description": (f"{run.task_set.name} re-levelled for {run.policy} into the band "
                             f"{run.band_low:g}-{run.band_high:g} by frontier run #{run.id}"),
             "created_by": run.created_by})
         FrontierRun.objects.filter(id=run.id).update(new_task_set=task_set)
         run.new_task_set = task_set
     if task_set.retired_at is None:
+        held = set(task_set.tasks.filter(id__in=[task.id for task in tasks]).values_list("task_id", flat=True))
+        added = sorted({task.task_id for task in tasks} - held)
         task_set.tasks.add(*tasks)
+        # The set's history names the run; the set's owner is the run's creator, who launched it.
+        if created:
+            TaskSetChange.objects.create(task_set=task_set, actor=run.created_by, what=TaskSetChange.What.CREATED,
+                                         details={"task_ids": added, "frontier_run": run.id})
+        elif added:
+            TaskSetChange.objects.create(task_set=task_set, actor=None, what=TaskSetChange.What.TASKS_ADDED,
+                                         details={"task_ids": added, "frontier_run": run.id})
     return task_set
 
 

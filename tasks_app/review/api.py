@@ -126,7 +126,7 @@ class ReviewBulkApi(APIView):
 
 
 class TaskAuditApi(APIView):
-    """Every status and assignee change of the task; reasons of review decisions for reviewers only."""
+    """Every status and assignee change of the task; the reasons people wrote for reviewers only."""
 
     permission_classes = [IsViewer]
 

@@ -6,10 +6,8 @@ from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, Quer
 
 from accounts.roles import Role, has_role
 from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
+from tasks_app.shared.reason_visibility import blank_hidden_reasons
 from tasks_app.tasks.selectors import task_list, task_list_rows
-
-# Review-made entries may quote the hidden rule in their reasons; others read who, when and from what to what.
-REVIEWER_ONLY_REASON_VIA = (TaskAuditEntry.Via.REVIEW, TaskAuditEntry.Via.BULK, TaskAuditEntry.Via.REOPEN)
 
 
 def review_queue_rows() -> QuerySet[SynthesizedTask]:
@@ -48,13 +46,9 @@ def turn_threads(*, trajectory, user) -> dict[int, list[ReviewComment]]:
 
 
 def audit_history(*, task: SynthesizedTask, user) -> list[TaskAuditEntry]:
-    """The task's status and assignment changes, oldest first; review reasons blanked for non-reviewers."""
-    entries = list(task.audit_entries.select_related("actor"))
-    if not has_role(user, Role.REVIEWER):
-        for entry in entries:
-            if entry.via in REVIEWER_ONLY_REASON_VIA:
-                entry.reason = ""
-    return entries
+    """The task's status and assignment changes, oldest first; the reasons a person typed blanked for non-reviewers
+    (tasks_app.shared.reason_visibility)."""
+    return blank_hidden_reasons(task.audit_entries.select_related("actor"), user=user)
 
 
 def saved_views_for(*, user) -> QuerySet[SavedReviewView]:

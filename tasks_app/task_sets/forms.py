@@ -56,3 +56,7 @@ class TaskSetEditForm(forms.Form):
 
 class TaskSetCloneForm(forms.Form):
     name = forms.SlugField(max_length=80, label="name of the copy")
+
+
+class TaskSetRetireForm(forms.Form):
+    reason = forms.CharField(max_length=5000, required=False, strip=True)

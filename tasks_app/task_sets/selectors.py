@@ -1,11 +1,12 @@
-"""Reads of task sets: the list, the names launch forms offer, and a set's tasks with their stats."""
+"""Reads of task sets: the list, the names launch forms offer, a set's tasks with their stats, and its history."""
 
 from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
-from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 from tasks_app.review.difficulty import headroom_of
+from tasks_app.shared.reason_visibility import visible_set_change_details
 from tasks_app.tasks import regenerate
 from tasks_app.tasks.rollout_stats import attach_rollout_stats
 
@@ -50,3 +51,12 @@ def task_set_summary(*, tasks: list[SynthesizedTask]) -> dict:
         "flagged": sum(1 for task in tasks if task.rollout_stats and task.rollout_stats.flag),
         "not_approved": sum(1 for task in tasks if task.status != SynthesizedTask.Status.APPROVED),
     }
+
+
+def task_set_history(*, task_set: TaskSet, user) -> list[TaskSetChange]:
+    """The set's changes, oldest first, each with `.visible_details`: what `user` may read of them (a retire reason
+    only for reviewers)."""
+    changes = list(task_set.changes.select_related("actor"))
+    for change in changes:
+        change.visible_details = visible_set_change_details(change, user=user)
+    return changes

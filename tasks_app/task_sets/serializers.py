@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 
 
 class TaskSetFilterInput(serializers.Serializer):
@@ -87,3 +87,19 @@ class TaskSetOutput(serializers.ModelSerializer):
         return {"id": audit.id, "passed": audit.passed, "partial": audit.partial_note,
                 "stale": audit_selectors.stale_lines(audit=audit, task_set=task_set),
                 "finished_at": audit.finished_at}
+
+
+class TaskSetRetireInput(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000,
+                                   help_text="why; kept in the set's history, read by reviewers")
+
+
+class TaskSetChangeOutput(serializers.ModelSerializer):
+    """One row of a set's history; `details` as the caller may read them (a retire reason for reviewers only)."""
+
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    details = serializers.DictField(source="visible_details", read_only=True)
+
+    class Meta:
+        model = TaskSetChange
+        fields = ["what", "actor", "at", "details"]

@@ -1,5 +1,6 @@
 """Writes of task sets: create (from listed approved tasks, or every approved task a filter matches), edit, clone,
-retire."""
+retire and restore; each change is a row of the set's history (TaskSetChange). Who may change a set is the callers'
+check (TaskSet.may_be_changed_by), as who may cancel a job is."""
 
 from __future__ import annotations
 
@@ -7,8 +8,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from studio.errors import ServiceError
-from tasks_app.models import SynthesizedTask, TaskSet
+from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 from tasks_app.seeds.services import SEED_NAME_PATTERN
+
+
+MAX_RETIRE_REASON_CHARS = 5000
+What = TaskSetChange.What
+
+
+def task_set_change_record(*, task_set: TaskSet, actor, what: str, details: dict | None = None) -> TaskSetChange:
+    return TaskSetChange.objects.create(task_set=task_set, actor=actor if getattr(actor, "pk", None) else None,
+                                        what=what, details=details or {})
 
 
 def _task_set_name_check(name: str) -> None:
@@ -32,6 +42,8 @@ def task_set_create_matching(*, name: str, tasks, description: str = "", user=No
     task_set = TaskSet.objects.create(name=name, description=description, created_by=user)
     link = TaskSet.tasks.through
     link.objects.bulk_create([link(taskset_id=task_set.pk, synthesizedtask_id=pk) for pk in task_pks], batch_size=500)
+    task_set_change_record(task_set=task_set, actor=user, what=What.CREATED,
+                           details={"task_count": len(task_pks), "from": "filter"})
     return task_set
 
 
@@ -49,19 +61,25 @@ def task_set_create(*, name: str, task_ids: list[str], description: str = "", us
         raise ServiceError("a task set needs at least one approved task", field="task_ids")
     task_set = TaskSet.objects.create(name=name, description=description, created_by=user)
     task_set.tasks.set(tasks)
+    task_set_change_record(task_set=task_set, actor=user, what=What.CREATED,
+                           details={"task_ids": sorted(task.task_id for task in tasks)})
     return task_set
 
 
 @transaction.atomic
-def task_set_update(*, task_set: TaskSet, name: str | None = None, description: str | None = None,
+def task_set_update(*, task_set: TaskSet, user=None, name: str | None = None, description: str | None = None,
                     add_task_ids: list[str] = (), remove_task_ids: list[str] = ()) -> TaskSet:
-    """Rename, describe, and add approved tasks to or remove tasks from a set; a retired set is read-only."""
+    """Rename, describe, and add approved tasks to or remove tasks from a set; a retired set is read-only. Each
+    change that happened is one history row; a no-op edit writes none."""
     if task_set.retired_at is not None:
-        raise ServiceError(f"task set {task_set.name} is retired; clone it to change it", field="name")
+        raise ServiceError(f"task set {task_set.name} is retired; restore or clone it to change it", field="name")
+    changes = []
     if name is not None and name != task_set.name:
         _task_set_name_check(name)
+        changes.append((What.RENAMED, {"from": task_set.name, "to": name}))
         task_set.name = name
-    if description is not None:
+    if description is not None and description != task_set.description:
+        changes.append((What.DESCRIBED, {"from": task_set.description, "to": description}))
         task_set.description = description
     task_set.save(update_fields=["name", "description"])
     if add_task_ids:
@@ -73,15 +91,22 @@ def task_set_update(*, task_set: TaskSet, name: str | None = None, description: 
         if unapproved:
             raise ServiceError(f"only approved tasks join a set; not approved: {', '.join(unapproved[:5])}",
                                field="add_task_ids")
+        held = set(task_set.tasks.filter(task_id__in=add_task_ids).values_list("task_id", flat=True))
+        added = sorted({task.task_id for task in tasks} - held)
         task_set.tasks.add(*tasks)
+        if added:
+            changes.append((What.TASKS_ADDED, {"task_ids": added}))
     if remove_task_ids:
         held = set(task_set.tasks.filter(task_id__in=remove_task_ids).values_list("task_id", flat=True))
         missing = sorted(set(remove_task_ids) - held)
         if missing:
             raise ServiceError(f"not in the set: {', '.join(missing[:5])}", field="remove_task_ids")
         task_set.tasks.remove(*task_set.tasks.filter(task_id__in=remove_task_ids))
+        changes.append((What.TASKS_REMOVED, {"task_ids": sorted(held)}))
     if not task_set.tasks.exists():
         raise ServiceError("a task set keeps at least one task", field="remove_task_ids")
+    for what, details in changes:
+        task_set_change_record(task_set=task_set, actor=user, what=what, details=details)
     return task_set
 
 
@@ -94,13 +119,30 @@ def task_set_clone(*, task_set: TaskSet, name: str, user=None, description: str 
     link = TaskSet.tasks.through
     task_pks = task_set.tasks.order_by().values_list("pk", flat=True)
     link.objects.bulk_create([link(taskset_id=clone.pk, synthesizedtask_id=pk) for pk in task_pks], batch_size=500)
+    task_set_change_record(task_set=clone, actor=user, what=What.CREATED,
+                           details={"cloned_from": task_set.name, "task_count": len(task_pks)})
     return clone
 
 
-def task_set_retire(*, task_set: TaskSet) -> TaskSet:
-    """Retire a set: its batches, campaigns and runs keep pointing at it; launch forms no longer offer it."""
-    if task_set.retired_at is not None:
+@transaction.atomic
+def task_set_retire(*, task_set: TaskSet, user=None, reason: str = "") -> TaskSet:
+    """Retire a set: its batches, campaigns and runs keep pointing at it; launch forms no longer offer it. The reason,
+    if any, goes into the set's history (reviewers read it: a reviewer's reason may name the hidden rule)."""
+    reason = (reason or "").strip()
+    if len(reason) > MAX_RETIRE_REASON_CHARS:
+        raise ServiceError(f"keep the reason under {MAX_RETIRE_REASON_CHARS} characters", field="reason")
+    if not TaskSet.objects.filter(pk=task_set.pk, retired_at=None).update(retired_at=timezone.now()):
         raise ServiceError(f"task set {task_set.name} is already retired", field="name")
-    TaskSet.objects.filter(pk=task_set.pk, retired_at=None).update(retired_at=timezone.now())
+    task_set_change_record(task_set=task_set, actor=user, what=What.RETIRED, details={"reason": reason} if reason else {})
+    task_set.refresh_from_db()
+    return task_set
+
+
+@transaction.atomic
+def task_set_restore(*, task_set: TaskSet, user=None) -> TaskSet:
+    """Undo a retirement: launch forms offer the set again and it may be edited."""
+    if not TaskSet.objects.filter(pk=task_set.pk, retired_at__isnull=False).update(retired_at=None):
+        raise ServiceError(f"task set {task_set.name} is not retired", field="name")
+    task_set_change_record(task_set=task_set, actor=user, what=What.RESTORED)
     task_set.refresh_from_db()
     return task_set

@@ -1,5 +1,6 @@
-"""Pages of task sets: the list with the picker of approved tasks; one set's page with its tasks and their stats, edit,
-clone, retire, and links that launch work on it."""
+"""Pages of task sets: the list with the picker of approved tasks; one set's page with its tasks and their stats, its
+history, edit, clone, retire and restore (edit, retire and restore for its owner, reviewers and admins), and links that
+launch work on it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tasks_app.frontier.forms import FrontierRunForm
 from tasks_app.models import TaskSet
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
-from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm
+from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm, TaskSetRetireForm
 
 
 def _last_audit(task_set: TaskSet):
@@ -85,9 +86,14 @@ def _page(request, task_set: TaskSet, *, clone_form=None, status: int = 200):
     context = {"task_set": task_set, "tasks": tasks, "summary": selectors.task_set_summary(tasks=tasks),
                "is_curator": has_role(request.user, Role.CURATOR), "clone_form": clone_form or TaskSetCloneForm(),
                "is_reviewer": has_role(request.user, Role.REVIEWER), "last_audit": _last_audit(task_set),
-               "frontier_form": FrontierRunForm(),
+               "frontier_form": FrontierRunForm(), "may_change": task_set.may_be_changed_by(request.user),
+               "history": selectors.task_set_history(task_set=task_set, user=request.user),
                "frontier_runs": frontier_selectors.frontier_run_list(task_set=task_set)[:5]}
     return render(request, "tasks/task_sets/task_set_detail.html", context, status=status)
+
+
+def _refused(request, task_set: TaskSet):
+    return render(request, "403.html", {"reason": task_set.change_refusal()}, status=403)
 
 
 @role_required(Role.VIEWER)
@@ -97,10 +103,12 @@ def task_set_detail(request, name):
 
 @role_required(Role.CURATOR)
 def task_set_edit(request, name):
-    task_set = get_object_or_404(TaskSet, name=name)
+    task_set = get_object_or_404(TaskSet.objects.select_related("created_by"), name=name)
+    if not task_set.may_be_changed_by(request.user):
+        return _refused(request, task_set)
     task_ids = list(task_set.tasks.order_by("task_id").values_list("task_id", flat=True))
     if task_set.retired_at is not None:
-        return render(request, "400.html", {"reason": f"task set {name} is retired; clone it to change it"},
+        return render(request, "400.html", {"reason": f"task set {name} is retired; restore or clone it to change it"},
                       status=400)
     form = TaskSetEditForm(initial={"name": task_set.name, "description": task_set.description}, task_ids=task_ids)
     status = 200
@@ -108,7 +116,7 @@ def task_set_edit(request, name):
         form = TaskSetEditForm(request.POST, task_ids=task_ids)
         if form.is_valid():
             try:
-                services.task_set_update(task_set=task_set, **form.cleaned_data)
+                services.task_set_update(task_set=task_set, user=request.user, **form.cleaned_data)
                 messages.success(request, f"Task set {task_set.name} saved.")
                 return redirect("task-set-detail", task_set.name)
             except ServiceError as error:
@@ -136,10 +144,30 @@ def task_set_clone(request, name):
 @role_required(Role.CURATOR)
 @require_POST
 def task_set_retire(request, name):
-    task_set = get_object_or_404(TaskSet, name=name)
+    task_set = get_object_or_404(TaskSet.objects.select_related("created_by"), name=name)
+    if not task_set.may_be_changed_by(request.user):
+        return _refused(request, task_set)
+    form = TaskSetRetireForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        return render(request, "400.html", {"reason": f"{field}: {' '.join(errors)}", "field": field}, status=400)
     try:
-        services.task_set_retire(task_set=task_set)
+        services.task_set_retire(task_set=task_set, user=request.user, reason=form.cleaned_data["reason"])
         messages.success(request, f"Task set {task_set.name} retired: launch forms no longer offer it.")
+    except ServiceError as error:
+        messages.error(request, str(error))
+    return redirect("task-set-detail", task_set.name)
+
+
+@role_required(Role.CURATOR)
+@require_POST
+def task_set_restore(request, name):
+    task_set = get_object_or_404(TaskSet.objects.select_related("created_by"), name=name)
+    if not task_set.may_be_changed_by(request.user):
+        return _refused(request, task_set)
+    try:
+        services.task_set_restore(task_set=task_set, user=request.user)
+        messages.success(request, f"Task set {task_set.name} restored: launch forms offer it again.")
     except ServiceError as error:
         messages.error(request, str(error))
     return redirect("task-set-detail", task_set.name)

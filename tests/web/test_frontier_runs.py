@@ -155,6 +155,8 @@ def test_a_set_with_no_kept_task_is_made_when_the_first_successor_is_approved(ta
     run.refresh_from_db()
     assert run.new_task_set.name == f"{task_set.name}-frontier-{run.id}"
     assert list(run.new_task_set.tasks.values_list("task_id", flat=True)) == [successor.task_id]
+    history = [(change.what, change.actor, change.details) for change in run.new_task_set.changes.all()]
+    assert history == [("created", users["curator"], {"task_ids": [successor.task_id], "frontier_run": run.id})]
     own_page = client_for("viewer").get(f"/tasks/{successor.task_id}/").content.decode()
     assert "at level 1: solved 2 of 2 at level 0" in own_page
     parent_page = client_for("viewer").get(f"/tasks/{parent.task_id}/").content.decode()

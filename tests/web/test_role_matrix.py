@@ -55,7 +55,7 @@ RULES: dict[str, Rule] = {
     "synthesis-run-detail": READ_LAUNCH, "task-list": READ, "task-detail": Rule(get=V, post=R), "task-image": READ,
     "task-regenerate": Rule(get=C, post=C), "task-set-list": READ_LAUNCH,
     "task-set-detail": READ, "task-set-edit": Rule(get=C, post=C), "task-set-clone": Rule(post=C),
-    "task-set-retire": Rule(post=C),
+    "task-set-retire": Rule(post=C), "task-set-restore": Rule(post=C),
     "review-queue": Rule(get=R, post=R), "review-saved-view-save": REVIEW, "review-saved-view-delete": REVIEW,
     "task-review-action": REVIEW, "comment-resolve": REVIEW, "trajectory-turn-comment": REVIEW,
     # the training side's pages and downloads
@@ -82,7 +82,7 @@ RULES: dict[str, Rule] = {
     "api-task-regenerate": Rule(post=C),
     "api-task-file": READ,  # private/ files: reviewers (VARIANTS)
     "api-task-set-list": READ_LAUNCH, "api-task-set-detail": Rule(get=V, patch=C), "api-task-set-clone": Rule(post=C),
-    "api-task-set-retire": Rule(post=C),
+    "api-task-set-retire": Rule(post=C), "api-task-set-restore": Rule(post=C), "api-task-set-history": READ,
     # the review API
     "api-review-queue": Rule(get=R), "api-review-bulk": REVIEW, "api-review-saved-views": Rule(get=R, post=R),
     "api-review-saved-view": Rule(delete=R), "api-task-reviews": Rule(get=R, post=R), "api-task-reopen": REVIEW, "api-task-retire": REVIEW,
