@@ -107,11 +107,12 @@ class RunCallback(StepReporter):
     def step_fields(self, state: Any) -> dict:
         fields = step_metrics(self.run.current, group_size=self.run.config.group_size) if self.run.current else {}
         fields.update(self.run.pending_eval)
+        fields.update(getattr(self.run, "environment_metrics", {}))
         self.run.pending_eval = {}
         return fields
 
     def save_extra(self, checkpoint: Path) -> None:
-        self.run.files.write_curriculum(checkpoint, self.run.sampler.state(), rank=self.run.rank)
+        self.run.files.write_curriculum(checkpoint, self.run.curriculum_state(), rank=self.run.rank)
 
     def on_save(self, args, state, control, **kwargs):
         super().on_save(args, state, control, **kwargs)

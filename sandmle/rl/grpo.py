@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sandmle.agents.policies.base import SamplingParams
+from sandmle.errors import UsageError
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
@@ -30,6 +31,14 @@ def check_paths(config: TrainConfig) -> None:
         for task in getattr(config, key):
             if not (Path(task) / "public").is_dir():
                 raise ConfigError(key, f"not a task bundle (no public/ folder): {task}")
+    if config.environments == "adaptive":
+        from sandmle.synth.successor import read_task
+
+        for task in config.tasks:
+            try:
+                read_task(Path(task))
+            except UsageError as error:  # an imported task has no spec to make successors from
+                raise ConfigError("tasks", f"adaptive environments need synthesized tasks: {error}") from None
 
 
 def _model_config(model_dir: Path) -> dict:
@@ -75,6 +84,33 @@ class GRPORun:
         self.stopped = False
         self.trainer: Any = None
         self.episode_errors: list[str | None] = []  # one entry per training episode of this process: None = ran
+        self.controller = None
+        self.environment_metrics: dict[str, Any] = {}
+        if config.environments == "adaptive":
+            if self.world > 1:
+                raise ConfigError("environments", "adaptive environments run in one training process (one "
+                                                  "controller per set); launch without torchrun or with fixed")
+            from sandmle.rl.frontier_controller import FrontierController
+
+            self.controller = FrontierController(self.task_dirs, config=config,
+                                                 out_dir=config.output_dir / "environments")
+
+    def replace_task(self, slot: int) -> None:
+        """The controller put a successor in `slot`: the draw takes it from now on, with a fresh history."""
+        self.task_dirs[slot] = self.controller.task_dirs()[slot]
+        self.sampler.forget(slot)
+
+    def curriculum_state(self) -> dict[str, Any]:
+        state = self.sampler.state()
+        if self.controller is not None:
+            state["environments"] = self.controller.state()
+        return state
+
+    def load_curriculum(self, state: dict[str, Any]) -> None:
+        self.sampler.load_state(state)
+        if self.controller is not None and state.get("environments"):
+            self.controller.load_state(state["environments"])
+            self.task_dirs = self.controller.task_dirs()
 
     # --- rollouts -------------------------------------------------------------------------------------------------
     def policy(self, trainer: Any, stats: GenerationStats | None = None) -> BatchedPolicy:
@@ -109,6 +145,8 @@ class GRPORun:
         groups_wanted = len(prompts) // group_size
         step = trainer.state.global_step + 1
         started = time.monotonic()
+        if self.controller is not None:  # successors finished since the last step join the draw now
+            self.environment_metrics = self.controller.after_step(step, self.replace_task)
         rollouts = StepRollouts()
         policy = self.policy(trainer, rollouts.generation)
         model = trainer.model
@@ -136,6 +174,8 @@ class GRPORun:
                                               masked_in_baseline=config.masked_in_baseline,
                                               mask_step_timeout_share=config.mask_step_timeout_share) for t in group]
                     self.sampler.record(index, [s.reward for s in samples if s.reward is not None])
+                    if self.controller is not None:
+                        self.controller.record(index, [s.reward for s in samples if s.reward is not None])
                     if config.dynamic_sampling and not group_has_spread(samples):
                         held_back.append((index, group, samples))
                     else:
@@ -151,6 +191,8 @@ class GRPORun:
         finally:
             model.train(was_training)
         rollouts.rollout_s = time.monotonic() - started
+        if self.controller is not None:
+            self.environment_metrics |= self.controller.metrics(rollouts.task_indices)
         self.current = rollouts
         self.files.write_trajectories(step, rollouts.trajectories)
         samples = rollouts.samples
@@ -201,6 +243,8 @@ class GRPORun:
                 "eval_s": time.monotonic() - started}
 
     def close(self) -> None:
+        if self.controller is not None:
+            self.controller.close()
         close = getattr(self.pool, "close", None)
         if close:
             close()
@@ -313,7 +357,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     run = GRPORun(config, episode_fn=episode_fn or default_episode, tokenizer=tokenizer, files=files,
                   on_step=on_step, should_stop=should_stop)
     if checkpoint:
-        run.sampler.load_state(files.read_curriculum(checkpoint, rank=run.rank))
+        run.load_curriculum(files.read_curriculum(checkpoint, rank=run.rank))
         run.checkpoints = files.existing_checkpoints()
 
     def episode_reward(prompts, completions, episode_reward, **_):
