@@ -1,6 +1,7 @@
 """Adaptive environments in a real CPU GRPO run (issue 51): a task the policy saturates is replaced mid-run by a
 harder successor of its lineage, made and audited by a worker process beside training, and the next step draws it;
-the run's metrics and event log say what happened. The policy is the tiny Qwen3 whose reply menu holds only the
+the run's metrics and event log say what happened; a run killed mid-synthesis resumes with its set, lineages and
+pending successor. The policy is the tiny Qwen3 whose reply menu holds only the
 fitted extra-trees program, so success measures the task, not the draw (tests/engine/test_frontier.py)."""
 
 from __future__ import annotations
@@ -45,38 +46,68 @@ def wait_for_successor(output_dir: Path, count: int = 1, timeout_s: float = 240.
         time.sleep(0.5)
 
 
-def test_a_saturated_task_is_replaced_by_a_harder_successor_that_the_next_step_draws(
+def test_a_run_killed_mid_synthesis_resumes_with_its_set_lineages_and_pending_successor(
         iris_results, fitting_checkpoint, tmp_path):
-    from sandmle.rl.grpo import train_grpo
+    """SIGKILL to the run's whole process group (trainer and synthesis workers) while a successor is in the making;
+    `resume` restores the set, each lineage's level and history, and makes the same pending successor again."""
+    import os
+    import signal
+    import subprocess
+    import sys
 
-    parent = iris_results[0]  # the fitted trees earn a medal at level 0, not at level 1
+    import yaml
+
+    from sandmle.rl.grpo import train_grpo
+    from sandmle.rl.run_files import CURRICULUM_FILE
+
+    parent = iris_results[0]
     output_dir = tmp_path / "run"
-    config = adaptive_config(fitting_checkpoint, [parent.bundle_dir], output_dir)
+    config = adaptive_config(fitting_checkpoint, [parent.bundle_dir], output_dir, steps=6, save_every=1)
+    config_file = tmp_path / "adaptive.yaml"
+    config_file.write_text(yaml.safe_dump({k: v for k, v in config.to_dict().items() if k != "kind"}))
+    child = subprocess.Popen([sys.executable, "-m", "sandmle.cli", "grpo", "--config", str(config_file)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                             env={**os.environ, "OMP_NUM_THREADS": "1"})
+    saved_file = output_dir / "checkpoint-2" / CURRICULUM_FILE.format(rank=0)
+    deadline = time.monotonic() + 300
+    try:
+        while not (saved_file.is_file() and (output_dir / "checkpoint-2" / "trainer_state.json").is_file()):
+            assert child.poll() is None, child.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no checkpoint-2 in time"
+            time.sleep(0.2)
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)  # mid-synthesis: the successor takes far longer than a step
+        child.wait()
+    saved = json.loads(saved_file.read_text())["environments"]
+    assert not list((output_dir / "environments" / "made").glob("*.json"))  # killed before the worker finished
+    (pending,) = saved["pending"]
+    assert (pending["slot"], pending["level"], pending["requested_step"]) == (0, 1, 2)
+    assert saved["slots"][0]["outcomes"] == [1, 1, 1, 1] and saved["slots"][0]["level"] == 0
+    assert saved["versions"] == {parent.task_id: 1} and saved["counts"]["made"] == 1
+
     lines: list[dict] = []
 
     def on_step(line: dict) -> None:
         lines.append(line)
-        if line["step"] == 2:
+        if line["step"] == 3:
             wait_for_successor(output_dir)
 
-    result = train_grpo(config, on_step=on_step)
-    assert result["steps_done"] == 4
-    rewards = [line["reward_mean"] for line in lines]
-    assert rewards[0] >= 0.5 and rewards[1] >= 0.5  # saturated: both episodes of each step succeed
-
+    result = train_grpo(config, resume=True, on_step=on_step)
+    assert result["steps_done"] == 6 and lines[0]["step"] == 3
     made = json.loads(next((output_dir / "environments" / "made").glob("*.json")).read_text())
-    assert made["status"] == "validated" and made["level"] == 1 and made["audit"]["passed"] is True
-    assert made["reason"] == "step 2: success 1.00 above the band 0.2-0.8 at level 0"
-    # Step 3 drew the successor (its trajectories are on the new task), and the step line says why.
-    step3 = [json.loads(row) for row in (output_dir / "trajectories" / "step-000003.jsonl").read_text().splitlines()]
-    assert {row["task_id"] for row in step3} == {made["task_id"]}
-    assert [e["event"] for e in lines[2]["environment_events"]] == ["accepted"]
-    assert lines[2]["environment_events"][0]["parent"] == parent.task_id
-    assert lines[2]["successors_accepted"] == 1 and lines[2]["level_mean"] == 1.0
-    assert lines[1]["successors_made"] == 1 and lines[1]["successors_pending"] == 1
-    assert lines[0]["frontier_share"] is None or lines[0]["frontier_share"] == 0.0  # 1.0: above the band
-    assert "zero_std_group_share" in lines[0]
-    # The harder task is out of the fitted program's reach, but moving back needs twice the evidence: no flap yet.
-    assert lines[3]["successors_made"] == 1
+    assert made["status"] == "validated" and made["level"] == 1 and made["reason"] == pending["reason"]
+    assert (output_dir / "environments" / "made" / f"{parent.bundle_dir.name}-1-{pending['rng']}.json").is_file()
+    step4 = [json.loads(row) for row in (output_dir / "trajectories" / "step-000004.jsonl").read_text().splitlines()]
+    assert {row["task_id"] for row in step4} == {made["task_id"]}
     log = [json.loads(row) for row in (output_dir / "environments" / "environments.jsonl").read_text().splitlines()]
-    assert [entry["event"] for entry in log] == ["requested", "accepted"]
+    # One request (before the kill), its successor accepted after the resume: nothing asked for twice. Out of the
+    # fitted program's reach, level 1 asks to go back down only after twice the evidence (steps 4 and 5).
+    assert [(entry["event"], entry["step"], entry["level"]) for entry in log] == [
+        ("requested", 2, 1), ("accepted", 4, 1), ("requested", 6, 0)]
+    assert lines[1]["successors_made"] == 1 and lines[1]["successors_accepted"] == 1
+    # The step line says what happened and where the set stands.
+    assert made["audit"]["passed"] is True and made["reason"] == "step 2: success 1.00 above the band 0.2-0.8 at level 0"
+    assert [e["event"] for e in lines[1]["environment_events"]] == ["accepted"]
+    assert lines[1]["environment_events"][0]["parent"] == parent.task_id and lines[1]["level_mean"] == 1.0
+    assert lines[0]["successors_pending"] == 1 and lines[0]["frontier_share"] == 0.0  # 1.0: above the band
+    assert "zero_std_group_share" in lines[0] and lines[0]["reward_mean"] >= 0.5
