@@ -53,6 +53,12 @@ def test_grpo_writes_tensorboard_events_beside_metrics_jsonl(tmp_path, checkpoin
     steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [step for step, _ in scalars["train/loss"]] == steps == [1, 2]
     assert any(tag.startswith("train/reward") for tag in scalars), sorted(scalars)
+    # Each reward part's step mean reaches the tracker as it reaches metrics.jsonl.
+    lines = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [value for _, value in scalars["train/reward_components/written_tokens"]] == pytest.approx(
+        [line["reward_components"]["written_tokens"] for line in lines])
+    assert [line["reward_components"]["written_tokens"] for line in lines] == pytest.approx(
+        [line["reward_mean"] for line in lines])
     assert json.loads(texts["args/text_summary"][0])["run_name"] == "grpo-trackers-test"
     assert not (run / "runs").exists()  # transformers' default runs/<date>_<host>/ is not used
 

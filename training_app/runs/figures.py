@@ -68,6 +68,10 @@ def metric_figures(lines: list[dict]) -> dict:
                                      name=key.replace("_", " "), error_y=error))
         figures[name] = go.Figure(traces, layout=_layout(title + (" ± std" if name == "reward" else ""), y, y_range,
                                                                    last_step=max(steps, default=0)))
+    parts = reward_parts_figure(lines, steps)
+    if parts is not None:  # right under the total it splits
+        figures = {name: figure for name, figure in figures.items() if name == "reward"} | {
+            "reward_parts": parts} | figures
     ends = sorted({end for line in lines for end in (line.get("terminations") or {})})
     if ends:
         figures["terminations"] = go.Figure(
@@ -80,6 +84,22 @@ def metric_figures(lines: list[dict]) -> dict:
                                               name=key.removesuffix("_s")) for key in times],
                                       layout=_layout("Step time split", "seconds", last_step=max(steps)) | {"barmode": "stack"})
     return {name: _json(figure) for name, figure in figures.items()}
+
+
+def reward_parts_figure(lines: list[dict], steps: list[int]):
+    """Each reward component's step mean, stacked (they sum to the mean reward), with the total dotted on top: whether
+    a run learned the format share or the milestones."""
+    import plotly.graph_objects as go
+
+    parts = list(dict.fromkeys(part for line in lines for part in (line.get("reward_components") or {})))
+    if not parts:
+        return None
+    traces = [go.Scatter(x=steps, y=[(line.get("reward_components") or {}).get(part, 0.0) for line in lines],
+                         name=part, mode="lines", stackgroup="parts") for part in parts]
+    traces.append(go.Scatter(x=steps, y=[line.get("reward_mean") for line in lines], name="total",
+                             mode="lines+markers", line={"dash": "dot", "color": "#222222"}))
+    return go.Figure(traces, layout=_layout("Reward by component (stacked, summing to the mean)", "reward",
+                                            last_step=max(steps, default=0)))
 
 
 def zero_spread_steps(lines: list[dict]) -> list[int]:
