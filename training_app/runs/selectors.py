@@ -15,6 +15,17 @@ from training_app.models import TrainingRun
 ADVANTAGE_EPS = 1e-4
 
 
+def run_reply_menu(run: TrainingRun) -> list[str] | None:
+    """The replies the run's model chooses among, when its config.json carries a reply menu (the demo's model)."""
+    from sandmle.agents.policies.menu import MENU_CONFIG_KEY
+
+    try:
+        menu = json.loads((Path(run.config.get("model") or "") / "config.json").read_text()).get(MENU_CONFIG_KEY)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return menu if isinstance(menu, list) and menu else None
+
+
 def step_trajectory_path(run: TrainingRun, step: int) -> Path:
     """The step's JSONL as the trainer wrote it; only a file inside the run's output_dir, else 404."""
     row = run.metrics.filter(step=step).first()

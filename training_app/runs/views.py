@@ -75,7 +75,7 @@ def training_run_detail(request, run_id):
     metrics = list(run.metrics.all())
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
-        "recipe": selectors.training_run_recipe(run),
+        "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
         "config_items": sorted(training_run_shown_config(run).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
