@@ -137,6 +137,10 @@ def training_run_logs(request, run_id, tracker):
                         filename=f"run-{run.id}-{tracker}.tar.gz")
 
 
+def _task_ids(run: TrainingRun) -> set[str]:
+    return set(run.task_set.tasks.values_list("task_id", flat=True)) if run.task_set_id else set()
+
+
 @role_required(Role.VIEWER)
 def training_step_groups(request, run_id, step):
     """One step's episodes in their groups, each sample's reward and advantage: why the step did (not) teach."""
@@ -148,6 +152,10 @@ def training_step_groups(request, run_id, step):
     groups = selectors.step_groups(path, scheme=scheme, group_size=int(run.config.get("group_size") or 1),
                                    masked_in_baseline=masked_in_baseline,
                                    mask_step_timeout_share=float(run.config.get("mask_step_timeout_share", 1.0)))
+    # Task ids come from agent-run records: only the run's own tasks become links (an odd id stays plain text).
+    known = _task_ids(run)
+    for group in groups:
+        group["task_known"] = group["task_id"] in known
     steps = list(run.metrics.values_list("step", flat=True))
     position = steps.index(step) if step in steps else -1
     return render(request, "training/runs/training_step.html", {
@@ -155,6 +163,27 @@ def training_step_groups(request, run_id, step):
         "flat_groups": sum(group["flat"] for group in groups),
         "previous": steps[position - 1] if position > 0 else None,
         "next": steps[position + 1] if 0 <= position < len(steps) - 1 else None,
+    })
+
+
+@role_required(Role.VIEWER)
+def training_step_sample(request, run_id, step, line):
+    """One episode of a step (line `line` of its JSONL), shown as a rollout's trajectory is."""
+    from training_app.shared import presentation
+
+    run = _run_or_404(run_id)
+    records = selectors.step_records(selectors.step_trajectory_path(run, step))
+    if not 0 <= line < len(records):
+        raise Http404("no such episode in this step")
+    record = records[line]
+    grade = record.get("grade") if isinstance(record.get("grade"), dict) else {}
+    return render(request, "training/runs/training_step_sample.html", {
+        "run": run, "step": step, "line": line, "trajectory": record, "record": record,
+        "task_known": str(record.get("task_id", "")) in _task_ids(run),
+        "turns": presentation.turn_views(record), "grade": grade,
+        "turn_count": presentation.turn_count(record, run.config.get("max_turns")),
+        "ladder": presentation.ladder_view(grade), "rewards": record.get("rewards") or {},
+        "pygments_css": presentation.pygments_css(),
     })
 
 
