@@ -56,6 +56,10 @@ def training_run_list(request):
         "runs": page, "page": page, "form": form, "presets": RUN_PRESETS, "start_from": start_from}, status=status)
 
 
+def _chart_choices() -> dict:
+    return {"x_axes": figures.X_AXES.items(), "smoothings": figures.SMOOTHING}
+
+
 def _run_or_404(run_id: int) -> TrainingRun:
     run = TrainingRun.objects.select_related("task_set").filter(id=run_id).first()
     if run is None:
@@ -73,6 +77,7 @@ def training_run_detail(request, run_id):
         TrainingRun.request_cancel(run.id, actor=request.user)
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
+    x, smoothing = figures.chart_options(request.GET)
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
         "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
@@ -80,7 +85,8 @@ def training_run_detail(request, run_id):
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
-                          metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
+                          metric_figures([row.metrics for row in metrics], x=x, smoothing=smoothing).items()]
+        if metrics else [], "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(),
     })
 
 
@@ -89,7 +95,9 @@ def training_run_metrics(request, run_id):
     """The run's state, metric lines and figures; the run page polls this while the run trains."""
     run = _run_or_404(run_id)
     lines = [row.metrics for row in run.metrics.all()]
-    response = JsonResponse({"id": run.id, "state": run.state, "steps": lines, "figures": metric_figures(lines),
+    x, smoothing = figures.chart_options(request.GET)
+    response = JsonResponse({"id": run.id, "state": run.state, "steps": lines,
+                             "figures": metric_figures(lines, x=x, smoothing=smoothing),
                              "checkpoints": [{"step": c.step, "path": c.path} for c in run.checkpoints.all()]})
     response["Cache-Control"] = "no-store"
     return response
@@ -201,9 +209,11 @@ def training_run_compare(request):
         lines[row.run_id].append(row.metrics)
     labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
     configs = [dict(run.config) | {"task set": run.task_set.name} for run in runs]
+    x, smoothing = figures.chart_options(request.GET)
     return render(request, "training/runs/training_run_compare.html", {
         "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
         "missing": [run_id for run_id in ids if run_id not in found],
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure)
-                          for name, figure in figures.compare_figures(labelled).items()],
+                          for name, figure in figures.compare_figures(labelled, x=x, smoothing=smoothing).items()],
+        "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(), "kept_runs": [("runs", run.id) for run in runs],
     })
