@@ -9,6 +9,7 @@ import json
 
 from tests.checkpoint_dirs import checkpoint_dir
 from tests.stored_runs import two_runs  # noqa: F401 (a fixture)
+from training_app.shared.model_roots import outside_message
 from training_app.models import TrainingRun
 
 
@@ -78,7 +79,7 @@ def test_launch_form_shows_every_error_next_to_its_field_with_a_summary(client_f
     assert response.status_code == 400
     errors = response.context["form"].errors
     assert {"model", "steps", "learning_rate"} <= set(errors), errors
-    assert errors["model"] == ["not under an allowed model folder"]  # the same words whatever lies outside the roots
+    assert errors["model"] == [outside_message()]  # the same words whatever lies outside the roots
     html = response.content.decode()
     summary = html.split('id="form-error-summary"')[1].split("</div>")[0]
     for field in ("model", "steps", "learning_rate"):
@@ -97,7 +98,7 @@ def test_api_refuses_a_missing_checkpoint_by_field_and_takes_every_engine_settin
     api = api_for("curator")
     body = {"task_set": task_set.name, "model": "hf:/nonexistent/ckpt", "steps": 1}
     refused = api.post("/api/training-runs/", body, format="json")
-    assert refused.status_code == 400 and refused.json()["model"] == ["not under an allowed model folder"]
+    assert refused.status_code == 400 and refused.json()["model"] == [outside_message()]
     missing = api.post("/api/training-runs/", body | {"model": "hf:models/missing"}, format="json")
     assert missing.status_code == 400 and "no such directory" in missing.json()["model"][0]  # inside the roots
     with django_capture_on_commit_callbacks(execute=False):

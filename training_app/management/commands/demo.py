@@ -61,14 +61,11 @@ MODEL_LINE = ("model: a 2-layer Qwen3 of hidden size 64 built here, whose only c
 
 
 def demo_model() -> Path:
-    """The reply-menu tiny model under the data directory's models/ (an allowed model root), built once."""
-    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
-    from sandmle.rl.tiny_model import build_tiny_checkpoint
+    """The reply-menu tiny model under the data directory's models/ (the training form offers it too), built once."""
+    from training_app.shared.model_roots import TINY_MODEL, ensure_tiny_model
 
-    model = Path(settings.DATA_DIR) / "models" / "tiny-reply-menu-qwen3"
-    if not (model / "config.json").is_file():
-        build_tiny_checkpoint(model, reply_menu=TABULAR_REPLY_MENU)
-    return model
+    ensure_tiny_model(TINY_MODEL)
+    return Path(settings.DATA_DIR) / TINY_MODEL
 
 
 def demo_training_run_create(*, task_set: TaskSet, user: User, quick: bool) -> TrainingRun:
