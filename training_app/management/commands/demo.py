@@ -92,9 +92,21 @@ def demo_training_line(run: TrainingRun) -> str:
             f"checkpoint(s){failures_note((run.result or {}).get('failures'))}; see /training/{run.id}/")
 
 
+def demo_grpo_task_set(*, task_set: TaskSet, user: User) -> TaskSet:
+    """The demo set's iris tasks (the reply menu's fitted model earns medals on them: the CLI's measured run)."""
+    existing = TaskSet.objects.filter(name="demo-grpo").first()
+    if existing is not None:
+        return existing
+    ids = list(task_set.tasks.filter(seed__name="iris").order_by("task_id").values_list("task_id", flat=True))
+    return task_set_services.task_set_create(
+        name="demo-grpo", task_ids=ids or list(task_set.tasks.values_list("task_id", flat=True)),
+        description="The tasks the demo's GRPO run trains on.", user=user)
+
+
 def demo_training_run(*, task_set: TaskSet, user: User, timeout: float, write, quick: bool) -> TrainingRun:
     from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
 
+    task_set = demo_grpo_task_set(task_set=task_set, user=user)
     run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
     write(MODEL_LINE.format(replies=len(TABULAR_REPLY_MENU)))
     if run is None:
