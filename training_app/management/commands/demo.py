@@ -54,7 +54,7 @@ def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
 
 
 # The demo's GRPO run: the cpu-smoke preset over the reply-menu tiny model, long enough for its reward to rise.
-DEMO_STEPS = {"quick": 5, "full": 8}
+DEMO_STEPS = {"quick": 6, "full": 8}
 MODEL_LINE = ("model: a 2-layer Qwen3 of hidden size 64 built here, whose only choice is which of {replies} scripted "
               "replies to send (fit a model, submit the sample, misname the file), one sampled token a reply: tiny so "
               "that GRPO visibly learns on two CPU cores in about a minute, with no download and no GPU")
