@@ -14,7 +14,8 @@ from training_app.models import TrainingMetric, TrainingRun
 
 def record(task: str, group: str, index: int, dense: float, sparse: float, termination: str = "submitted") -> dict:
     return {"task_id": task, "group_id": group, "sample_index": index, "termination": termination,
-            "rewards": {"dense": {"total": dense}, "sparse": {"total": sparse}},
+            "rewards": {"dense": {"total": dense, "components": {"valid": min(dense, 0.2), "milestone": dense - min(dense, 0.2)}},
+                        "sparse": {"total": sparse, "components": {"gold": sparse}}},
             "grade": {"score": 0.5 + dense / 10}, "turns": [{"role": "assistant", "text": "x"}],
             "tokens": [{"turn": 0, "prompt_ids": [1], "completion_ids": [2], "mask": [0, 1], "logprobs": [-1.0]}],
             "sequence": {"ids": [1, 2], "mask": [0, 1], "logprobs": [None, -1.0], "prompt_length": 1}}

@@ -37,6 +37,8 @@ urlpatterns = [
          name="training-step-trajectories"),
     path("training/<int:run_id>/logs/<slug:tracker>.tar.gz", runs_views.training_run_logs, name="training-run-logs"),
     path("training/<int:run_id>/steps/<int:step>/", runs_views.training_step_groups, name="training-step-groups"),
+    path("training/<int:run_id>/steps/<int:step>/samples/<int:line>/", runs_views.training_step_sample,
+         name="training-step-sample"),
     # latency studies
     path("latency/", latency_views.latency_list, name="latency-list"),
     path("latency/<int:study_id>/", latency_views.latency_detail, name="latency-detail"),

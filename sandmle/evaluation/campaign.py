@@ -129,7 +129,7 @@ def read_episodes(out_dir: Path) -> list[dict]:
 
 def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool,
                    generation: dict | None = None) -> dict:
-    from sandmle.evaluation.reward_schemes import scheme_comparison
+    from sandmle.evaluation.reward_schemes import parts_by_cell, scheme_comparison
     from sandmle.evaluation.transfer import report_csv, transfer_report
     from sandmle.failures import tally_failures, trajectory_error
 
@@ -141,6 +141,9 @@ def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, comp
     # Dense against sparse on the same episodes; one policy, scaffold and task over seeds is a group.
     report["reward_schemes"] = scheme_comparison(((e["policy"], e["scaffold"], e["task_id"]),
                                                   (e.get("trajectory") or {}).get("rewards") or {}) for e in episodes)
+    # Which part of each scheme's reward every scaffold earned (format share or milestones).
+    report["reward_parts"] = parts_by_cell(((e["policy"], e["scaffold"]), (e.get("trajectory") or {}).get("rewards")
+                                            or {}) for e in episodes)
     if generation:
         report["generation"] = {policy: {**figures, "sandbox_s": round(_sandbox_s(episodes, policy), 4)}
                                 for policy, figures in generation.items()}

@@ -72,3 +72,25 @@ def scheme_comparison(episodes: Iterable[tuple[Hashable, dict]]) -> dict:
         histogram[name] = counts
     edges = [round(index / HISTOGRAM_BINS, 2) for index in range(HISTOGRAM_BINS + 1)]
     return {"schemes": schemes, "bin_edges": edges, "histogram": histogram}
+
+
+def parts_by_cell(episodes: Iterable[tuple[tuple[str, str], dict]]) -> list[dict]:
+    """Each (policy, scaffold) cell's mean total and mean of each part, per scheme, over `episodes`: ((policy,
+    scaffold), rewards) pairs. An episode without a part another has adds 0 to it, so the parts sum to the total."""
+    cells: dict[tuple[str, str], dict[str, list[dict]]] = {}
+    for cell, rewards in episodes:
+        for name, breakdown in (rewards or {}).items():
+            if isinstance(breakdown, dict) and isinstance(breakdown.get("total"), (int, float)):
+                cells.setdefault(cell, {}).setdefault(name, []).append(breakdown)
+    rows = []
+    for (policy, scaffold), schemes in cells.items():
+        row = {"policy": policy, "scaffold": scaffold, "schemes": {}}
+        for name in _ordered(set(schemes)):
+            found = schemes[name]
+            names = list(dict.fromkeys(part for b in found for part in (b.get("components") or {})))
+            row["schemes"][name] = {
+                "episodes": len(found), "total": statistics.fmean(float(b["total"]) for b in found),
+                "components": {part: statistics.fmean(float((b.get("components") or {}).get(part) or 0.0)
+                                                      for b in found) for part in names}}
+        rows.append(row)
+    return rows

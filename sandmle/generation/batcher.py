@@ -60,13 +60,16 @@ class GenerationStats:
             self.generation_s += busy_s
 
     def summary(self) -> dict[str, Any]:
-        """The figures a GRPO step line and a batch/campaign summary report."""
+        """The figures a GRPO step line and a batch/campaign summary report. Tokens per second only where a model
+        generated (an engine): a scripted policy's replies cost no generation, and their rate would be noise."""
         with self._lock:
-            return {"generate_calls": self.generate_calls,
-                    "mean_batch_size": self.replies / self.generate_calls if self.generate_calls else 0.0,
-                    "tokens_per_s": self.completion_tokens / self.generation_s if self.generation_s > 0 else 0.0,
-                    "generation_s": round(self.generation_s, 4), "wait_s": round(self.wait_s, 4),
-                    **({"engine": self.engine} if self.engine else {})}
+            figures = {"generate_calls": self.generate_calls,
+                       "mean_batch_size": self.replies / self.generate_calls if self.generate_calls else 0.0,
+                       "generation_s": round(self.generation_s, 4), "wait_s": round(self.wait_s, 4)}
+            if self.engine:
+                figures["engine"] = self.engine
+                figures["tokens_per_s"] = self.completion_tokens / self.generation_s if self.generation_s > 0 else 0.0
+            return figures
 
 
 def reply_tokens(reply: PolicyReply) -> int:
@@ -100,6 +103,7 @@ class TurnBatcher:
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.stats = stats or GenerationStats()
+        self.stats.engine = self.stats.engine or getattr(backend, "engine", None)
         self.pacing = pacing or TurnPacing()
         self._cond = threading.Condition()
         self._pending: list[_Turn] = []
@@ -241,6 +245,7 @@ class ConcurrentPolicy:
         self.inner = policy
         self.name = policy.name
         self.stats = stats or GenerationStats()
+        self.stats.engine = self.stats.engine or getattr(policy, "engine", None)
         self._lock = threading.Lock()
         self._in_flight = 0
         self._busy_since = 0.0

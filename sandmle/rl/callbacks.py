@@ -105,7 +105,9 @@ class RunCallback(StepReporter):
         return control
 
     def step_fields(self, state: Any) -> dict:
-        fields = step_metrics(self.run.current, group_size=self.run.config.group_size) if self.run.current else {}
+        config = self.run.config
+        fields = step_metrics(self.run.current, group_size=config.group_size,
+                              reward_scheme=config.reward) if self.run.current else {}
         fields.update(self.run.pending_eval)
         fields.update(getattr(self.run, "environment_metrics", {}))
         self.run.pending_eval = {}

@@ -14,7 +14,8 @@ from sandmle.errors import UsageError
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
-from sandmle.rl.rollouts import EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread, run_groups
+from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,
+                                 reward_component_means, run_groups)
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, tracker_setup
 from sandmle.rl.trackers import run_name as tracker_run_name
@@ -195,6 +196,8 @@ class GRPORun:
             self.environment_metrics |= self.controller.metrics(rollouts.task_indices)
         self.current = rollouts
         self.files.write_trajectories(step, rollouts.trajectories)
+        log_to_trackers(trainer, "reward_components", reward_component_means(
+            rollouts.trajectories, reward_scheme=config.reward, counted=[s.reward is not None for s in rollouts.samples]))
         samples = rollouts.samples
         return {"prompt_ids": [s.prompt_ids for s in samples], "completion_ids": [s.completion_ids for s in samples],
                 "logprobs": [s.logprobs for s in samples], "env_mask": [s.env_mask for s in samples],
@@ -237,7 +240,9 @@ class GRPORun:
         self.files.write_trajectories(step, records, prefix="eval-step")
         count = len(records) or 1
         rewards = [(r.get("rewards") or {}).get(self.config.reward, {}).get("total", 0.0) for r in records]
-        return {"eval_reward_mean": sum(rewards) / count,
+        components = reward_component_means(records, reward_scheme=self.config.reward)
+        log_to_trackers(trainer, "eval_reward_components", components)
+        return {"eval_reward_mean": sum(rewards) / count, "eval_reward_components": components,
                 "eval_valid_rate": sum(bool((r.get("grade") or {}).get("valid_submission")) for r in records) / count,
                 "eval_medal_rate": sum(bool((r.get("grade") or {}).get("any_medal")) for r in records) / count,
                 "eval_s": time.monotonic() - started}
@@ -249,6 +254,16 @@ class GRPORun:
         if close:
             close()
         self.pool = None
+
+
+def log_to_trackers(trainer: Any, prefix: str, values: dict[str, float]) -> None:
+    """Adds `prefix/<name>` to the step's log: TRL averages its `_metrics` into the log that every tracker (and
+    TRL's own `rewards/<function>/mean`) receives at the step's end."""
+    metrics = getattr(trainer, "_metrics", None)
+    if metrics is None:
+        return
+    for name, value in values.items():
+        metrics["train"][f"{prefix}/{name}"].append(value)
 
 
 def load_model(config: TrainConfig) -> tuple[Any, Any, Any]:

@@ -161,7 +161,21 @@ def group_has_spread(samples: list[EpisodeSample]) -> bool:
     return len(rewards) >= 2 and max(rewards) - min(rewards) > 1e-9
 
 
-def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
+def reward_component_means(trajectories: list[dict], *, reward_scheme: str,
+                           counted: list[bool] | None = None) -> dict[str, float]:
+    """Each part of the scheme's reward (dense: valid, milestone, format; sparse: gold, format; a rubric's items),
+    averaged over the counted episodes (all by default) as their totals are: the means sum to the mean reward.
+
+    An episode without the scheme's entry, or without a part another one has, adds 0 to that part.
+    """
+    kept = [t for k, t in enumerate(trajectories) if counted is None or counted[k]]
+    entries = [_reward_entry(t, reward_scheme) or {} for t in kept]
+    names = list(dict.fromkeys(name for entry in entries for name in entry.get("components") or {}))
+    return {name: sum(float((entry.get("components") or {}).get(name, 0.0)) for entry in entries) / len(entries)
+            for name in names} if entries else {}
+
+
+def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str = "dense") -> dict[str, Any]:
     """The rollout half of a metrics.jsonl line."""
     rewards = [s.reward for s in rollouts.samples if s.reward is not None]
     groups = [rollouts.samples[i:i + group_size] for i in range(0, len(rollouts.samples), group_size)]
@@ -180,6 +194,8 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int) -> dict[str, Any]:
     return {
         "reward_mean": statistics.fmean(rewards) if rewards else 0.0,
         "reward_std": statistics.pstdev(rewards) if len(rewards) > 1 else 0.0,
+        "reward_components": reward_component_means(rollouts.trajectories, reward_scheme=reward_scheme,
+                                                    counted=[s.reward is not None for s in rollouts.samples]),
         "zero_std_group_share": sum(not group_has_spread(g) for g in groups) / len(groups) if groups else 0.0,
         "valid_rate": sum(bool(g.get("valid_submission")) for g in grades) / count,
         "medal_rate": sum(bool(g.get("any_medal")) for g in grades) / count,

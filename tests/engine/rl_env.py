@@ -31,7 +31,8 @@ def written_token_episode(task_dir, *, scaffold, policy, config, pool, sample_in
                          "logprobs": reply.logprobs}]
     trajectory.tokens = token_records(trajectory.turns)
     trajectory.sequence = flatten_tokens(trajectory.tokens)
-    trajectory.rewards = {"dense": {"total": hits / max(1, len(reply.completion_ids))}}
+    share = hits / max(1, len(reply.completion_ids))
+    trajectory.rewards = {"dense": {"total": share, "components": {"written_tokens": share}}}
     return trajectory
 
 

@@ -94,5 +94,8 @@ def test_cpu_smoke_visibly_learns_with_the_reply_menu_model(tmp_path):
     result = train_grpo(config, on_step=lines.append)
     assert result["steps_done"] == 6 and len(result["checkpoints"]) == 1
     rewards = [line["reward_mean"] for line in lines]
+    for line in lines:  # the dense reward's parts, per step, sum to its mean
+        assert set(line["reward_components"]) == {"valid", "milestone", "format"}
+        assert sum(line["reward_components"].values()) == pytest.approx(line["reward_mean"])
     # Measured on 2 cores: 0.15, 0.6, 0.7, 0.9, 0.9, 0.9 (the fitted model's reply wins every episode by step 4).
     assert sum(rewards[-2:]) / 2 >= sum(rewards[:2]) / 2 + 0.3, rewards

@@ -43,7 +43,8 @@ def test_grpo_writes_tensorboard_events_beside_metrics_jsonl(tmp_path, checkpoin
     config = load_train_config({
         "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 1), "output_dir": str(tmp_path / "run"),
         "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_response_tokens": 6, "save_every": 100,
-        "concurrency": 1, "report_to": "tensorboard", "run_name": "grpo-trackers-test"})
+        "concurrency": 1, "report_to": "tensorboard", "run_name": "grpo-trackers-test",
+        "eval_tasks": make_dummy_tasks(tmp_path / "eval-tasks", 1), "eval_every": 2, "eval_samples": 2})
     train_grpo(config, episode_fn=written_token_episode)
     run = tmp_path / "run"
     assert (run / "metrics.jsonl").is_file()
@@ -53,6 +54,18 @@ def test_grpo_writes_tensorboard_events_beside_metrics_jsonl(tmp_path, checkpoin
     steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [step for step, _ in scalars["train/loss"]] == steps == [1, 2]
     assert any(tag.startswith("train/reward") for tag in scalars), sorted(scalars)
+    # Each reward part's step mean reaches the tracker as it reaches metrics.jsonl.
+    lines = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [value for _, value in scalars["train/reward_components/written_tokens"]] == pytest.approx(
+        [line["reward_components"]["written_tokens"] for line in lines])
+    assert [line["reward_components"]["written_tokens"] for line in lines] == pytest.approx(
+        [line["reward_mean"] for line in lines])
+    # The evaluation at step 2 splits its mean the same way, in the line and in the tracker (eval_* keys go under
+    # eval/, as transformers writes them).
+    assert "eval_reward_components" not in lines[0]
+    assert lines[1]["eval_reward_components"]["written_tokens"] == pytest.approx(lines[1]["eval_reward_mean"])
+    assert [(step, pytest.approx(value)) for step, value in scalars["eval/reward_components/written_tokens"]] \
+        == [(2, lines[1]["eval_reward_mean"])]
     assert json.loads(texts["args/text_summary"][0])["run_name"] == "grpo-trackers-test"
     assert not (run / "runs").exists()  # transformers' default runs/<date>_<host>/ is not used
 

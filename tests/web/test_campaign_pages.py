@@ -86,6 +86,14 @@ def test_campaign_runs_shows_its_transfer_report_and_resumes_without_rerunning(
     schemes = page_figure(html, "reward-schemes-figure")["data"]
     assert [trace["name"] for trace in schemes] == ["dense", "sparse"]
     assert [sum(trace["y"]) for trace in schemes] == [campaign.total_episodes] * 2
+    # Each scaffold's mean reward split into its parts, which sum to it (real grades of real episodes).
+    parts = {(row["policy"], row["scaffold"]): row["schemes"] for row in campaign.report["reward_parts"]}
+    assert set(parts) == {("baseline", "react"), ("baseline", "aide")}
+    for schemes_of_cell in parts.values():
+        dense = schemes_of_cell["dense"]
+        assert set(dense["components"]) == {"valid", "milestone", "format"} and dense["total"] > 0
+        assert sum(dense["components"].values()) == pytest.approx(dense["total"])
+    assert 'id="reward-parts-table"' in html and '<tr data-scaffold="aide" data-scheme="dense">' in html
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=valid_rate").status_code == 200
     assert viewer.get(f"/campaigns/{campaign.id}/?metric=nonsense").status_code == 404
     cell = viewer.get(f"/campaigns/{campaign.id}/episodes/?policy=baseline&scaffold=aide")

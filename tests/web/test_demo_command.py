@@ -28,3 +28,28 @@ def test_sandbox_check_runs_a_real_step(capsys):
 
     assert main(["sandbox-check"]) == 0
     assert capsys.readouterr().out.startswith("sandbox ok: a step ran in ")
+
+
+@pytest.mark.torch
+def test_the_quick_demos_grpo_run_visibly_learns(users, task_set, django_capture_on_commit_callbacks):
+    """The demo's own run (the reply-menu tiny model under cpu-smoke), executed as its worker would: the reward rises."""
+    pytest.importorskip("torch")
+    from training_app.management.commands.demo import DEMO_STEPS, demo_grpo_task_set, demo_training_line, \
+        demo_training_run_create, reward_rise
+    from training_app.runs.services import training_run_execute
+
+    trained_on = demo_grpo_task_set(task_set=task_set, user=users["curator"])
+    assert trained_on.name == "demo-grpo" and trained_on.tasks.count() == task_set.tasks.count()  # iris tasks only
+    assert demo_grpo_task_set(task_set=task_set, user=users["curator"]) == trained_on
+    with django_capture_on_commit_callbacks(execute=False):
+        run = demo_training_run_create(task_set=trained_on, user=users["curator"], quick=True)
+    assert training_run_execute(run_id=run.id, worker="test") is True
+    run.refresh_from_db()
+    assert run.state == "succeeded" and run.metrics.count() == DEMO_STEPS["quick"] == run.config["steps"]
+    assert run.config["preset"] == "cpu-smoke"
+    before, after = reward_rise(run)
+    assert after >= before + 0.3, [row.metrics["reward_mean"] for row in run.metrics.order_by("step")]
+    line = demo_training_line(run)
+    assert f"mean reward {before:.2f} -> {after:.2f}" in line and "tokens_per_s" not in line
+    for row in run.metrics.all():  # the run page's stacked chart has its parts
+        assert sum(row.metrics["reward_components"].values()) == pytest.approx(row.metrics["reward_mean"])

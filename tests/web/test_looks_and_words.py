@@ -210,3 +210,18 @@ def test_a_short_run_gets_one_tick_per_step_and_a_long_one_plotlys_own():
         assert figure["layout"]["xaxis"]["dtick"] == 1 and figure["layout"]["xaxis"]["tickmode"] == "linear"
     for figure in (*metric_figures(long).values(), *compare_figures([("a", short), ("b", long)]).values()):
         assert "dtick" not in figure["layout"]["xaxis"] and figure["layout"]["xaxis"]["tickformat"] == "d"
+
+
+def test_the_reward_components_stack_under_the_total_right_after_the_reward_chart():
+    from training_app.runs.figures import metric_figures
+
+    lines = [{"step": step, "reward_mean": 0.1 + 0.2 * step, "reward_components": {"valid": 0.2 * step, "format": 0.1}}
+             for step in (1, 2, 3)]
+    figures = metric_figures(lines)
+    assert list(figures)[:2] == ["reward", "reward_parts"]
+    traces = figures["reward_parts"]["data"]
+    assert [trace["name"] for trace in traces] == ["valid", "format", "total"]
+    assert all(trace.get("stackgroup") == "parts" for trace in traces[:2]) and "stackgroup" not in traces[2]
+    stacked = [sum(values) for values in zip(*(trace["y"] for trace in traces[:2]))]
+    assert stacked == pytest.approx(traces[2]["y"])
+    assert "reward_parts" not in metric_figures([{"step": 1, "reward_mean": 0.5}])

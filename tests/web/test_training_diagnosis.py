@@ -9,6 +9,7 @@ import json
 
 from tests.checkpoint_dirs import checkpoint_dir
 from tests.stored_runs import two_runs  # noqa: F401 (a fixture)
+from training_app.shared.model_roots import outside_message
 from training_app.models import TrainingRun
 
 
@@ -78,7 +79,7 @@ def test_launch_form_shows_every_error_next_to_its_field_with_a_summary(client_f
     assert response.status_code == 400
     errors = response.context["form"].errors
     assert {"model", "steps", "learning_rate"} <= set(errors), errors
-    assert errors["model"] == ["not under an allowed model folder"]  # the same words whatever lies outside the roots
+    assert errors["model"] == [outside_message()]  # the same words whatever lies outside the roots
     html = response.content.decode()
     summary = html.split('id="form-error-summary"')[1].split("</div>")[0]
     for field in ("model", "steps", "learning_rate"):
@@ -97,7 +98,7 @@ def test_api_refuses_a_missing_checkpoint_by_field_and_takes_every_engine_settin
     api = api_for("curator")
     body = {"task_set": task_set.name, "model": "hf:/nonexistent/ckpt", "steps": 1}
     refused = api.post("/api/training-runs/", body, format="json")
-    assert refused.status_code == 400 and refused.json()["model"] == ["not under an allowed model folder"]
+    assert refused.status_code == 400 and refused.json()["model"] == [outside_message()]
     missing = api.post("/api/training-runs/", body | {"model": "hf:models/missing"}, format="json")
     assert missing.status_code == 400 and "no such directory" in missing.json()["model"][0]  # inside the roots
     with django_capture_on_commit_callbacks(execute=False):
@@ -109,3 +110,31 @@ def test_api_refuses_a_missing_checkpoint_by_field_and_takes_every_engine_settin
     config = made.json()["config"]
     assert config["kl_coef"] == 0.1 and config["dynamic_sampling"] and config["task_sampling"] == "learnability"
     assert config["scaffold"] == "aide" and config["eval_tasks"] and not config["model"].startswith("hf:")
+
+
+def test_step_samples_link_to_their_episode_and_show_each_reward_part(client_for, two_runs, task_set):
+    _, dense = two_runs
+    path = dense.metrics.get(step=1).metrics["trajectories"]
+    task_id = task_set.tasks.order_by("task_id").first().task_id
+    own = {"task_id": task_id, "group_id": "g3", "sample_index": 0, "termination": "submitted", "scaffold": "react",
+           "rewards": {"dense": {"total": 0.9, "components": {"valid": 0.2, "milestone": 0.7}}},
+           "grade": {"score": 0.97, "valid_submission": True},
+           "turns": [{"role": "assistant", "text": "fit <b>trees</b>"}]}
+    with open(path, "a") as out:
+        out.write(json.dumps(own) + "\n")
+    viewer = client_for("viewer")
+    response = viewer.get(f"/training/{dense.id}/steps/1/")
+    html = response.content.decode()
+    first = response.context["groups"][0]["samples"][0]
+    assert first["components"] == {"valid": 0.2, "milestone": 0.0} and 'class="reward-parts">valid <' in html
+    for line in range(5):
+        assert f'href="/training/{dense.id}/steps/1/samples/{line}/"' in html
+    # Only the run's own task ids link to their task; an agent-written one stays escaped text.
+    assert f'href="/tasks/{task_id}/"' in html and "&lt;script&gt;" in html
+    sample = viewer.get(f"/training/{dense.id}/steps/1/samples/4/")
+    page = sample.content.decode()
+    assert sample.status_code == 200 and f'href="/tasks/{task_id}/"' in page and "line 5 of" in page
+    assert "fit &lt;b&gt;trees&lt;/b&gt;" in page and "<b>trees</b>" not in page
+    assert viewer.get(f"/training/{dense.id}/steps/1/samples/2/").status_code == 200  # a foreign id: plain text
+    assert viewer.get(f"/training/{dense.id}/steps/1/samples/5/").status_code == 404
+    assert viewer.get(f"/training/{dense.id}/steps/7/samples/0/").status_code == 404

@@ -108,7 +108,8 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
     assert checkpoint.step == 1 and os.path.isfile(os.path.join(checkpoint.path, "config.json"))
     viewer = client_for("viewer")
     html = viewer.get(f"/training/{run.id}/").content.decode()
-    assert 'id="smoke-notice"' in html and "tiny random model" in html and "vendor/plotly.min.js" in html
+    assert 'id="smoke-notice"' in html and "Reply-menu run:" in html and "which of 3 scripted replies" in html
+    assert "vendor/plotly.min.js" in html and 'id="reward_parts-curve"' in html
     assert 'data-figure="reward-figure"' in html and 'data-figure="timing-figure"' in html
     assert 'data-figure="generation-figure"' in html
     assert f"hf:{checkpoint.path}" in html and "Start an evaluation campaign" not in html  # viewers see no buttons

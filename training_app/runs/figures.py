@@ -3,10 +3,14 @@ runs' curves overlaid for a comparison; only the keys the metric lines carry are
 
 from __future__ import annotations
 
+from plotly.colors import qualitative
+
 from studio.charts import TEMPLATE  # one look for every chart of the studio
 
-# The rollout engine's batching figures (#23); drawn when the lines carry them.
-GENERATION_KEYS = ("generate_calls", "mean_batch_size", "tokens_per_s")
+# The rollout engine's batching figures (#23); drawn when the lines carry them. Calls per step and replies per call
+# share a chart on two axes; throughput has its own (one quantity per axis).
+GENERATION_KEYS = ("generate_calls", "mean_batch_size")
+SECONDARY = {"mean_batch_size": "replies per call"}
 TIME_KEYS = ("generation_s", "sandbox_s", "wait_s", "update_s")
 # (figure name, title, y label, keys, y range): the curves of one run, and the ones compare overlays.
 CURVES = (
@@ -18,8 +22,15 @@ CURVES = (
     ("grad_norm", "Gradient norm", "norm", ("grad_norm",), None),
     ("tokens", "Tokens trained on", "tokens", ("tokens", "sequence_tokens"), None),
     ("episodes", "Truncated and masked episodes", "episodes", ("truncated_episodes", "masked_episodes"), None),
-    ("generation", "Rollout engine batching", "value", GENERATION_KEYS, None),
+    ("generation", "Rollout engine batching: calls per step (left), replies per call (right)", "generate calls",
+     GENERATION_KEYS, None),
+    ("throughput", "Generation throughput (model policies only)", "tokens / s", ("tokens_per_s",), None),
 )
+X_AXES = {"step": "step", "wall": "wall time (s)"}
+SMOOTHING = (0.0, 0.6, 0.9)
+# One colour per run on every chart of a comparison (plotly's own qualitative palette); a chart's keys differ by dash.
+RUN_COLOURS = qualitative.Plotly
+DASHES = ("solid", "dot", "dash", "dashdot")
 
 
 # Up to this many steps, one tick per step: plotly's automatic ticks on a short run fall on halves, which the integer
@@ -27,15 +38,56 @@ CURVES = (
 ONE_TICK_PER_STEP_UP_TO = 12
 
 
-def _layout(title: str, y: str, y_range=None, *, last_step: int = 0) -> dict:
-    # Steps are whole numbers: integer ticks, never 1.5.
+def _layout(title: str, y: str, y_range=None, *, last_step: int = 0, x: str = "step") -> dict:
     yaxis = {"title": {"text": y}} | ({"range": y_range} if y_range else {})
-    xaxis = {"title": {"text": "step"}, "tickformat": "d"}
-    if last_step <= ONE_TICK_PER_STEP_UP_TO:
-        xaxis |= {"tickmode": "linear", "tick0": 0, "dtick": 1}
+    xaxis = {"title": {"text": X_AXES[x]}}
+    if x == "step":  # steps are whole numbers: integer ticks, never 1.5
+        xaxis["tickformat"] = "d"
+        if last_step <= ONE_TICK_PER_STEP_UP_TO:
+            xaxis |= {"tickmode": "linear", "tick0": 0, "dtick": 1}
     return {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
             "height": 300, "margin": {"t": 40, "b": 40, "l": 60, "r": 10}, "template": TEMPLATE,
             "legend": {"orientation": "h", "y": -0.25}}
+
+
+def x_values(lines: list[dict], x: str = "step") -> list[float]:
+    """Each line's step, or the run's wall time at its end (seconds: the steps' step_s summed)."""
+    if x == "step":
+        return [line["step"] for line in lines]
+    elapsed, values = 0.0, []
+    for line in lines:
+        elapsed += float(line.get("step_s") or 0.0)
+        values.append(round(elapsed, 3))
+    return values
+
+
+def smoothed(values: list, weight: float) -> list:
+    """TensorBoard's debiased exponential moving average (weight 0: the values); a missing value stays missing."""
+    if not weight:
+        return list(values)
+    result, average, seen = [], 0.0, 0
+    for value in values:
+        if value is None:
+            result.append(None)
+            continue
+        seen += 1
+        average = weight * average + (1 - weight) * value
+        result.append(average / (1 - weight ** seen))
+    return result
+
+
+def _curve(x: list, y: list, *, name: str, weight: float, colour: str | None = None, dash: str = "solid",
+           error=None, yaxis: str = "y") -> list:
+    """A metric's trace: smoothed when asked, with the raw points faint behind it in the same colour."""
+    import plotly.graph_objects as go
+
+    line = {"dash": dash} | ({"color": colour} if colour else {})
+    traces = [go.Scatter(x=x, y=smoothed(y, weight), mode="lines" if weight else "lines+markers", name=name,
+                         line=line, error_y=None if weight else error, yaxis=yaxis, legendgroup=name)]
+    if weight:
+        traces.append(go.Scatter(x=x, y=y, mode="markers", name=f"{name} (raw)", showlegend=False, opacity=0.3,
+                                 marker={"color": colour} if colour else None, yaxis=yaxis, legendgroup=name))
+    return traces
 
 
 def _has(lines: list[dict], key: str) -> bool:
@@ -49,12 +101,14 @@ def _json(figure) -> dict:
     return json.loads(figure.to_json())
 
 
-def metric_figures(lines: list[dict]) -> dict:
+def metric_figures(lines: list[dict], *, x: str = "step", smoothing: float = 0.0) -> dict:
     """One run's figures (as JSON dicts), for the keys its lines carry: reward mean ± std, rates, the share of
-    zero-spread groups, loss, gradient norm, tokens, truncated/masked episodes, terminations, batching, time split."""
+    zero-spread groups, loss, gradient norm, tokens, truncated/masked episodes, terminations, batching, time split;
+    over steps or wall time, each curve smoothed by `smoothing` (an exponential moving average's weight)."""
     import plotly.graph_objects as go
 
-    steps = [line["step"] for line in lines]
+    steps = x_values(lines, x)
+    last_step = max((line["step"] for line in lines), default=0)
     figures = {}
     for name, title, y, keys, y_range in CURVES:
         keys = [key for key in keys if _has(lines, key)]
@@ -64,22 +118,52 @@ def metric_figures(lines: list[dict]) -> dict:
         for key in keys:
             error = ({"type": "data", "array": [line.get("reward_std") for line in lines], "visible": True}
                      if key == "reward_mean" and _has(lines, "reward_std") else None)
-            traces.append(go.Scatter(x=steps, y=[line.get(key) for line in lines], mode="lines+markers",
-                                     name=key.replace("_", " "), error_y=error))
-        figures[name] = go.Figure(traces, layout=_layout(title + (" ± std" if name == "reward" else ""), y, y_range,
-                                                                   last_step=max(steps, default=0)))
+            traces += _curve(steps, [line.get(key) for line in lines], name=key.replace("_", " "), weight=smoothing,
+                             error=error, yaxis="y2" if key in SECONDARY else "y")
+        layout = _layout(title + (" ± std" if name == "reward" and not smoothing else ""), y, y_range,
+                         last_step=last_step, x=x)
+        layout |= _secondary(keys)
+        figures[name] = go.Figure(traces, layout=layout)
+    parts = reward_parts_figure(lines, steps, x=x)
+    if parts is not None:  # right under the total it splits
+        figures = {name: figure for name, figure in figures.items() if name == "reward"} | {
+            "reward_parts": parts} | figures
     ends = sorted({end for line in lines for end in (line.get("terminations") or {})})
     if ends:
         figures["terminations"] = go.Figure(
             [go.Bar(x=steps, y=[(line.get("terminations") or {}).get(end, 0) for line in lines], name=end)
              for end in ends],
-            layout=_layout("How episodes ended", "episodes", last_step=max(steps)) | {"barmode": "stack"})
+            layout=_layout("How episodes ended", "episodes", last_step=last_step, x=x) | {"barmode": "stack"})
     times = [key for key in TIME_KEYS if _has(lines, key)]
     if times:
         figures["timing"] = go.Figure([go.Bar(x=steps, y=[line.get(key) for line in lines],
                                               name=key.removesuffix("_s")) for key in times],
-                                      layout=_layout("Step time split", "seconds", last_step=max(steps)) | {"barmode": "stack"})
+                                      layout=_layout("Step time split", "seconds", last_step=last_step, x=x)
+                                      | {"barmode": "stack"})
     return {name: _json(figure) for name, figure in figures.items()}
+
+
+def _secondary(keys: list[str]) -> dict:
+    """The right-hand axis of a chart whose second quantity is plotted against it."""
+    titles = [SECONDARY[key] for key in keys if key in SECONDARY]
+    return {"yaxis2": {"title": {"text": titles[0]}, "overlaying": "y", "side": "right", "showgrid": False},
+            "margin": {"t": 40, "b": 40, "l": 60, "r": 60}} if titles else {}
+
+
+def reward_parts_figure(lines: list[dict], steps: list, *, x: str = "step"):
+    """Each reward component's step mean, stacked (they sum to the mean reward), with the total dotted on top: whether
+    a run learned the format share or the milestones."""
+    import plotly.graph_objects as go
+
+    parts = list(dict.fromkeys(part for line in lines for part in (line.get("reward_components") or {})))
+    if not parts:
+        return None
+    traces = [go.Scatter(x=steps, y=[(line.get("reward_components") or {}).get(part, 0.0) for line in lines],
+                         name=part, mode="lines", stackgroup="parts") for part in parts]
+    traces.append(go.Scatter(x=steps, y=[line.get("reward_mean") for line in lines], name="total",
+                             mode="lines+markers", line={"dash": "dot", "color": "#222222"}))
+    return go.Figure(traces, layout=_layout("Reward by component (stacked, summing to the mean)", "reward",
+                                            last_step=max((line["step"] for line in lines), default=0), x=x))
 
 
 def zero_spread_steps(lines: list[dict]) -> list[int]:
@@ -87,19 +171,37 @@ def zero_spread_steps(lines: list[dict]) -> list[int]:
     return [line["step"] for line in lines if (line.get("zero_std_group_share") or 0) >= 1.0 - 1e-9]
 
 
-def compare_figures(runs: list[tuple[str, list[dict]]]) -> dict:
-    """Each curve of CURVES with one trace per run (label, lines), for the keys at least one run carries."""
+def compare_figures(runs: list[tuple[str, list[dict]]], *, x: str = "step", smoothing: float = 0.0) -> dict:
+    """Each curve of CURVES with one trace per run (label, lines), for the keys at least one run carries; a run keeps
+    its colour on every chart, a chart's second key is dotted."""
     import plotly.graph_objects as go
 
     figures = {}
     last_step = max((line["step"] for _, lines in runs for line in lines), default=0)
     for name, title, y, keys, y_range in CURVES:
-        traces = [go.Scatter(x=[line["step"] for line in lines], y=[line.get(key) for line in lines],
-                             mode="lines+markers", name=label if len(keys) == 1 else f"{label} · {key}")
-                  for key in keys for label, lines in runs if _has(lines, key)]
+        traces = []
+        for number, (label, lines) in enumerate(runs):
+            for index, key in enumerate(keys):
+                if _has(lines, key):
+                    traces += _curve(x_values(lines, x), [line.get(key) for line in lines],
+                                     name=label if len(keys) == 1 else f"{label} · {key}", weight=smoothing,
+                                     colour=RUN_COLOURS[number % len(RUN_COLOURS)], dash=DASHES[index % len(DASHES)],
+                                     yaxis="y2" if key in SECONDARY else "y")
         if traces:
-            figures[name] = _json(go.Figure(traces, layout=_layout(title, y, y_range, last_step=last_step)))
+            layout = _layout(title, y, y_range, last_step=last_step, x=x) | _secondary(
+                [key for key in keys if any(_has(lines, key) for _, lines in runs)])
+            figures[name] = _json(go.Figure(traces, layout=layout))
     return figures
+
+
+def chart_options(query) -> tuple[str, float]:
+    """(x axis, smoothing) from a page's query (?x=wall&smooth=0.6); anything else falls back to steps, unsmoothed."""
+    x = query.get("x") if query.get("x") in X_AXES else "step"
+    try:
+        smoothing = float(query.get("smooth") or 0.0)
+    except ValueError:
+        smoothing = 0.0
+    return x, smoothing if smoothing in SMOOTHING else 0.0
 
 
 def config_differences(configs: list[dict]) -> list[tuple[str, list]]:

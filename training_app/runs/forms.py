@@ -55,13 +55,13 @@ def _setting_field(entry: dict) -> forms.Field:
 class CheckpointInput(forms.TextInput):
     """A text box offering the checkpoints the user may use (a datalist); the service checks whatever is typed."""
 
-    def __init__(self, *args, options: list[str] = (), **kwargs):
+    def __init__(self, *args, options: list[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
         self.options = list(options)
         self.attrs["list"] = "model-choices"
 
     def render(self, name, value, attrs=None, renderer=None):
-        listed = format_html_join("", '<option value="{}">', ((option,) for option in self.options))
+        listed = format_html_join("", '<option value="{}">{}</option>', self.options)
         return format_html('{}<datalist id="model-choices">{}</datalist>', super().render(name, value, attrs, renderer),
                            listed)
 
@@ -79,7 +79,7 @@ class TrainingRunForm(forms.Form):
     eval_task_set = forms.ChoiceField(choices=[], required=False, label="Evaluation task set",
                                       help_text="held-out tasks evaluated every eval_every steps (blank: none)")
 
-    def __init__(self, *args, task_set_names: list[str], model_options: list[str] = (), start_from: str = "",
+    def __init__(self, *args, task_set_names: list[str], model_options: list[tuple[str, str]] = (), start_from: str = "",
                  **kwargs):
         from sandmle.rl.config import config_fields
 
@@ -98,8 +98,12 @@ class TrainingRunForm(forms.Form):
         """"Start from" a run preset: its values fill the fields, so what is sent is the preset plus the changes."""
         from sandmle.rl.presets import preset_values
 
+        from training_app.shared.model_roots import TINY_MODEL
+
         values = preset_values(name)
         self.fields["preset"].initial = name
+        if name == "cpu-smoke":  # its recipe is made for the reply-menu tiny model
+            self.fields["model"].initial = TINY_MODEL
         if values.get("epochs") is not None:
             self.fields["steps"].initial = None  # blank: the preset's epochs set the steps
         for key, value in values.items():

@@ -15,6 +15,17 @@ from training_app.models import TrainingRun
 ADVANTAGE_EPS = 1e-4
 
 
+def run_reply_menu(run: TrainingRun) -> list[str] | None:
+    """The replies the run's model chooses among, when its config.json carries a reply menu (the demo's model)."""
+    from sandmle.agents.policies.menu import MENU_CONFIG_KEY
+
+    try:
+        menu = json.loads((Path(run.config.get("model") or "") / "config.json").read_text()).get(MENU_CONFIG_KEY)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return menu if isinstance(menu, list) and menu else None
+
+
 def step_trajectory_path(run: TrainingRun, step: int) -> Path:
     """The step's JSONL as the trainer wrote it; only a file inside the run's output_dir, else 404."""
     row = run.metrics.filter(step=step).first()
@@ -23,6 +34,27 @@ def step_trajectory_path(run: TrainingRun, step: int) -> Path:
     if not row or not path.name or not path.resolve().is_relative_to(root) or not path.is_file():
         raise Http404("no trajectories file for this step")
     return path
+
+
+def step_records(path: Path) -> list[dict]:
+    """The step file's episode records in order (a line that is not a JSON object is skipped)."""
+    records = []
+    with path.open() as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+def _components(record: dict, scheme: str) -> dict[str, float]:
+    entry = (record.get("rewards") or {}).get(scheme)
+    parts = entry.get("components") if isinstance(entry, dict) else None
+    return {str(name): value for name, value in parts.items() if isinstance(value, (int, float))} \
+        if isinstance(parts, dict) else {}
 
 
 def _total(record: dict, scheme: str):
@@ -38,23 +70,16 @@ def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline:
 
     Records are agent output: only plain fields are read, and the page escapes every string.
     """
-    records = []
-    with path.open() as lines:
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-    groups: dict[str, list[dict]] = {}
+    records = step_records(path)
+    groups: dict[str, list[tuple[int, dict]]] = {}
     for index, record in enumerate(records):
         key = str(record.get("group_id") or f"chunk-{index // max(group_size, 1)}")
-        groups.setdefault(key, []).append(record)
+        groups.setdefault(key, []).append((index, record))
     from sandmle.rl.rollouts import baseline_reward
 
     result = []
-    for number, (group_id, members) in enumerate(groups.items(), start=1):
+    for number, (group_id, numbered) in enumerate(groups.items(), start=1):
+        members = [record for _, record in numbered]
         judged = [baseline_reward(record, reward_scheme=scheme, masked_in_baseline=masked_in_baseline,
                                   mask_step_timeout_share=mask_step_timeout_share) for record in members]
         rewards = [reward for reward, _ in judged]
@@ -63,7 +88,9 @@ def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline:
         std = statistics.stdev(present) if len(present) > 1 else 0.0
         samples = [{
             "index": record.get("sample_index", position),
+            "line": numbered[position][0],
             "task_id": str(record.get("task_id", "")),
+            "components": _components(record, scheme),
             "reward": reward,
             "masked": reason,
             "advantage": None if reward is None or reason else (reward - mean) / (std + ADVANTAGE_EPS),

@@ -21,7 +21,7 @@ from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
-from training_app.shared.model_roots import allowed_model_path
+from training_app.shared.model_roots import allowed_model_path, ensure_tiny_model
 from training_app.shared.checkpoints import checkpoint_problem
 
 # Every setting of the engine's key table but the ones the studio fills itself (paths, LoRA from lora_r, the eval
@@ -118,6 +118,7 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     # The model after the engine's checks, whose messages name every other key.
     if refused_model is not None:
         raise refused_model
+    ensure_tiny_model(model)
     problem = checkpoint_problem(model)
     if problem:
         raise ServiceError(problem, field="model")

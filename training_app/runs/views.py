@@ -57,6 +57,10 @@ def training_run_list(request):
         "runs": page, "page": page, "form": form, "presets": RUN_PRESETS, "start_from": start_from}, status=status)
 
 
+def _chart_choices() -> dict:
+    return {"x_axes": figures.X_AXES.items(), "smoothings": figures.SMOOTHING}
+
+
 def _run_or_404(run_id: int) -> TrainingRun:
     run = TrainingRun.objects.select_related("task_set").filter(id=run_id).first()
     if run is None:
@@ -74,15 +78,17 @@ def training_run_detail(request, run_id):
         TrainingRun.request_cancel(run.id, actor=request.user)
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
+    x, smoothing = figures.chart_options(request.GET)
     return render(request, "training/runs/training_run_detail.html", {
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
-        "recipe": selectors.training_run_recipe(run),
+        "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
         "config_items": sorted(training_run_shown_config(
             run, show_host_paths=has_role(request.user, Role.ADMIN)).items()),
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
-                          metric_figures([row.metrics for row in metrics]).items()] if metrics else [],
+                          metric_figures([row.metrics for row in metrics], x=x, smoothing=smoothing).items()]
+        if metrics else [], "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(),
     })
 
 
@@ -91,7 +97,9 @@ def training_run_metrics(request, run_id):
     """The run's state, metric lines and figures; the run page polls this while the run trains."""
     run = _run_or_404(run_id)
     lines = [row.metrics for row in run.metrics.all()]
-    response = JsonResponse({"id": run.id, "state": run.state, "steps": lines, "figures": metric_figures(lines),
+    x, smoothing = figures.chart_options(request.GET)
+    response = JsonResponse({"id": run.id, "state": run.state, "steps": lines,
+                             "figures": metric_figures(lines, x=x, smoothing=smoothing),
                              "checkpoints": [{"step": c.step, "path": c.path} for c in run.checkpoints.all()]})
     response["Cache-Control"] = "no-store"
     return response
@@ -139,6 +147,10 @@ def training_run_logs(request, run_id, tracker):
                         filename=f"run-{run.id}-{tracker}.tar.gz")
 
 
+def _task_ids(run: TrainingRun) -> set[str]:
+    return set(run.task_set.tasks.values_list("task_id", flat=True)) if run.task_set_id else set()
+
+
 @role_required(Role.VIEWER)
 def training_step_groups(request, run_id, step):
     """One step's episodes in their groups, each sample's reward and advantage: why the step did (not) teach."""
@@ -150,6 +162,10 @@ def training_step_groups(request, run_id, step):
     groups = selectors.step_groups(path, scheme=scheme, group_size=int(run.config.get("group_size") or 1),
                                    masked_in_baseline=masked_in_baseline,
                                    mask_step_timeout_share=float(run.config.get("mask_step_timeout_share", 1.0)))
+    # Task ids come from agent-run records: only the run's own tasks become links (an odd id stays plain text).
+    known = _task_ids(run)
+    for group in groups:
+        group["task_known"] = group["task_id"] in known
     steps = list(run.metrics.values_list("step", flat=True))
     position = steps.index(step) if step in steps else -1
     return render(request, "training/runs/training_step.html", {
@@ -157,6 +173,27 @@ def training_step_groups(request, run_id, step):
         "flat_groups": sum(group["flat"] for group in groups),
         "previous": steps[position - 1] if position > 0 else None,
         "next": steps[position + 1] if 0 <= position < len(steps) - 1 else None,
+    })
+
+
+@role_required(Role.VIEWER)
+def training_step_sample(request, run_id, step, line):
+    """One episode of a step (line `line` of its JSONL), shown as a rollout's trajectory is."""
+    from training_app.shared import presentation
+
+    run = _run_or_404(run_id)
+    records = selectors.step_records(selectors.step_trajectory_path(run, step))
+    if not 0 <= line < len(records):
+        raise Http404("no such episode in this step")
+    record = records[line]
+    grade = record.get("grade") if isinstance(record.get("grade"), dict) else {}
+    return render(request, "training/runs/training_step_sample.html", {
+        "run": run, "step": step, "line": line, "trajectory": record, "record": record,
+        "task_known": str(record.get("task_id", "")) in _task_ids(run),
+        "turns": presentation.turn_views(record), "grade": grade,
+        "turn_count": presentation.turn_count(record, run.config.get("max_turns")),
+        "ladder": presentation.ladder_view(grade), "rewards": record.get("rewards") or {},
+        "pygments_css": presentation.pygments_css(),
     })
 
 
@@ -175,9 +212,11 @@ def training_run_compare(request):
     labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
     admin = has_role(request.user, Role.ADMIN)
     configs = [training_run_shown_config(run, show_host_paths=admin) | {"task set": run.task_set.name} for run in runs]
+    x, smoothing = figures.chart_options(request.GET)
     return render(request, "training/runs/training_run_compare.html", {
         "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
         "missing": [run_id for run_id in ids if run_id not in found],
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure)
-                          for name, figure in figures.compare_figures(labelled).items()],
+                          for name, figure in figures.compare_figures(labelled, x=x, smoothing=smoothing).items()],
+        "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(), "kept_runs": [("runs", run.id) for run in runs],
     })

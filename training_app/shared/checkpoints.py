@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 
 from studio.errors import ServiceError
-from training_app.shared.model_roots import allowed_model_path
+from training_app.shared.model_roots import allowed_model_path, ensure_tiny_model
 
 
 def checkpoint_problem(spec: str) -> str | None:
@@ -39,4 +39,5 @@ def checkpoint_refusal(spec: str, *, user=None) -> str | None:
         allowed_model_path(raw, user=user)
     except ServiceError as error:
         return str(error)
+    ensure_tiny_model(raw)
     return checkpoint_problem(spec)

@@ -17,6 +17,28 @@ from accounts.roles import Role, has_role
 from studio.errors import ServiceError
 
 OUTSIDE = "not under an allowed model folder"
+# The reply-menu tiny model (sandmle.rl.tiny_model), offered to every curator and built the first time it is picked:
+# a run from it visibly learns on a CPU (the cpu-smoke preset). Relative: read inside the data directory.
+TINY_MODEL = "models/tiny-reply-menu-qwen3"
+
+
+def outside_message() -> str:
+    """The refusal, naming the allowed folders (the same words whatever was asked, so it maps nothing else)."""
+    listed = [str(root) for root in getattr(settings, "SANDMLE_MODEL_ROOTS", [])]
+    allowed = ["models/ in the data directory", "your runs' checkpoints under training/", *listed]
+    return f"{OUTSIDE}; the allowed ones are {', '.join(allowed)}"
+
+
+def ensure_tiny_model(path: str) -> None:
+    """Builds the reply-menu tiny model when `path` names it and it is not there yet (seconds, once)."""
+    if path.strip().removeprefix("hf:") not in (TINY_MODEL, str(Path(settings.DATA_DIR) / TINY_MODEL)):
+        return
+    target = Path(settings.DATA_DIR) / TINY_MODEL
+    if not (target / "config.json").is_file():
+        from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+        from sandmle.rl.tiny_model import build_tiny_checkpoint
+
+        build_tiny_checkpoint(target, reply_menu=TABULAR_REPLY_MENU)
 
 
 def model_roots() -> list[Path]:
@@ -33,13 +55,13 @@ def allowed_model_path(path: str, *, user=None, field: str = "model") -> str:
     """The checkpoint's real path if `user` may use it; else a ServiceError on `field` telling nothing of the disk."""
     text = (path or "").strip()
     if not text or "\x00" in text:
-        raise ServiceError(OUTSIDE, field=field)
+        raise ServiceError(outside_message(), field=field)
     candidate = Path(text) if Path(text).is_absolute() else Path(settings.DATA_DIR) / text
     # realpath follows links, so a link planted inside a root cannot lead out of it.
     resolved = Path(os.path.realpath(candidate))
     roots = model_roots()
     if not any(_under(resolved, root) for root in roots):
-        raise ServiceError(OUTSIDE, field=field)
+        raise ServiceError(outside_message(), field=field)
     if user is not None and not has_role(user, Role.ADMIN) and _under(resolved, roots[0]) and \
             not _own_training_output(resolved, user):
         raise ServiceError("not one of your training runs' checkpoints", field=field)
@@ -62,18 +84,23 @@ def allowed_policy(policy: str, *, user=None, field: str = "policy") -> str:
     return policy
 
 
-def model_choices(user) -> list[str]:
-    """The checkpoints a user may pick: their runs' checkpoints and the models in the other roots (config.json)."""
+def model_choices(user) -> list[tuple[str, str]]:
+    """(path, label) of the models a user may pick: the tiny reply-menu model, their finished runs' checkpoints and
+    the models in the other roots (folders with config.json)."""
     from training_app.models import TrainingCheckpoint
 
-    checkpoints = TrainingCheckpoint.objects.order_by("-run__created_at", "-step")
+    choices = [(TINY_MODEL, "tiny reply-menu Qwen3 (2 layers, learns on a CPU; built when first used)")]
+    checkpoints = TrainingCheckpoint.objects.filter(run__state="succeeded").select_related("run").order_by(
+        "-run__created_at", "-step")
     if not has_role(user, Role.ADMIN):
         checkpoints = checkpoints.filter(run__created_by=user)
-    choices = [path for path in checkpoints.values_list("path", flat=True)[:200]]
+    choices += [(c.path, f"run #{c.run_id} {c.run.name} · step {c.step}".replace("  ", " ")) for c in checkpoints[:200]]
+    tiny = os.path.realpath(Path(settings.DATA_DIR) / TINY_MODEL)
     for root in model_roots()[1:]:
         try:
             entries = sorted(root.iterdir())
         except OSError:
             continue
-        choices += [str(entry) for entry in entries if (entry / "config.json").is_file()][:200]
+        choices += [(str(entry), f"{entry.name} (in {root.name}/)") for entry in entries
+                    if (entry / "config.json").is_file() and os.path.realpath(entry) != tiny][:200]
     return choices

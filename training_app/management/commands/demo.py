@@ -1,4 +1,5 @@
-"""`manage.py demo`: the main job on embedded defaults — seeds -> tasks -> review -> rollouts -> evaluation -> GRPO.
+"""`manage.py demo`: the main job on embedded defaults — seeds -> tasks -> review -> rollouts -> evaluation -> GRPO that
+visibly learns.
 
 Work goes through the Celery worker that `scripts/demo` starts, exactly as in the studio; this command
 enqueues, waits for the job rows, and prints what happened.
@@ -52,38 +53,79 @@ def _wait(model, job_id: int, *, timeout_s: float, label: str, write) -> None:
     raise CommandError(f"{label} did not finish within {timeout_s:.0f} s: is the Celery worker running?")
 
 
-def smoke_training_run(*, task_set: TaskSet, user: User, timeout: float, write, steps: int = 3) -> TrainingRun:
-    """A short GRPO smoke run: a tiny random Qwen3 built here, so the training page has curves without a download
-    or a GPU; the page says plainly that the model is random."""
-    run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
-    if run is None:
-        from sandmle.rl.tiny_model import build_tiny_checkpoint
+# The demo's GRPO run: the cpu-smoke preset over the reply-menu tiny model, long enough for its reward to rise.
+DEMO_STEPS = {"quick": 6, "full": 8}
+MODEL_LINE = ("model: a 2-layer Qwen3 of hidden size 64 built here, whose only choice is which of {replies} scripted "
+              "replies to send (fit a model, submit the sample, misname the file), one sampled token a reply: tiny so "
+              "that GRPO visibly learns on two CPU cores in about a minute, with no download and no GPU")
 
-        model = Path(settings.DATA_DIR) / "models" / "tiny-random-qwen3"
-        if not (model / "config.json").is_file():
-            build_tiny_checkpoint(model)
-        run = training_services.training_run_create(
-            task_set=task_set, model=str(model), steps=steps, group_size=2, tasks_per_step=1, learning_rate=1e-4,
-            max_turns=2, max_response_tokens=16, save_every=steps, name="demo GRPO smoke run", user=user, smoke=True)
+
+def demo_model() -> Path:
+    """The reply-menu tiny model under the data directory's models/ (the training form offers it too), built once."""
+    from training_app.shared.model_roots import TINY_MODEL, ensure_tiny_model
+
+    ensure_tiny_model(TINY_MODEL)
+    return Path(settings.DATA_DIR) / TINY_MODEL
+
+
+def demo_training_run_create(*, task_set: TaskSet, user: User, quick: bool) -> TrainingRun:
+    """Queue the demo's GRPO run: cpu-smoke's recipe, one task a step (quick) or two, DEMO_STEPS steps."""
+    steps = DEMO_STEPS["quick" if quick else "full"]
+    return training_services.training_run_create(
+        task_set=task_set, model=str(demo_model()), preset="cpu-smoke", steps=steps, save_every=steps,
+        tasks_per_step=1 if quick else min(2, task_set.tasks.count()), name="demo GRPO run (reply-menu tiny model)",
+        user=user, smoke=True)
+
+
+def reward_rise(run: TrainingRun) -> tuple[float, float]:
+    """(mean reward of the run's first two steps, of its last two): before and after, one noisy step smoothed."""
+    rewards = [row.metrics.get("reward_mean", 0.0) for row in run.metrics.order_by("step")]
+    if not rewards:
+        return 0.0, 0.0
+    return sum(rewards[:2]) / len(rewards[:2]), sum(rewards[-2:]) / len(rewards[-2:])
+
+
+def demo_training_line(run: TrainingRun) -> str:
+    before, after = reward_rise(run)
+    return (f"training run #{run.id} (GRPO, cpu-smoke preset, reply-menu tiny model): {run.metrics.count()} steps, "
+            f"mean reward {before:.2f} -> {after:.2f} (first two steps -> last two), {run.checkpoints.count()} "
+            f"checkpoint(s){failures_note((run.result or {}).get('failures'))}; see /training/{run.id}/")
+
+
+def demo_grpo_task_set(*, task_set: TaskSet, user: User) -> TaskSet:
+    """The demo set's iris tasks (the reply menu's fitted model earns medals on them: the CLI's measured run)."""
+    existing = TaskSet.objects.filter(name="demo-grpo").first()
+    if existing is not None:
+        return existing
+    ids = list(task_set.tasks.filter(seed__name="iris").order_by("task_id").values_list("task_id", flat=True))
+    return task_set_services.task_set_create(
+        name="demo-grpo", task_ids=ids or list(task_set.tasks.values_list("task_id", flat=True)),
+        description="The tasks the demo's GRPO run trains on.", user=user)
+
+
+def demo_training_run(*, task_set: TaskSet, user: User, timeout: float, write, quick: bool) -> TrainingRun:
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+
+    task_set = demo_grpo_task_set(task_set=task_set, user=user)
+    run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
+    write(MODEL_LINE.format(replies=len(TABULAR_REPLY_MENU)))
+    if run is None:
+        run = demo_training_run_create(task_set=task_set, user=user, quick=quick)
         _wait(TrainingRun, run.id, timeout_s=timeout, label=f"training run #{run.id}", write=write)
-    last = run.metrics.order_by("-step").first()
-    reward = last.metrics.get("reward_mean", 0.0) if last else 0.0
-    write(f"training run #{run.id} (smoke run, tiny random model): {run.metrics.count()} GRPO steps, last reward "
-          f"mean {reward:.3g}, {run.checkpoints.count()} checkpoint(s){failures_note((run.result or {}).get('failures'))}; "
-          f"see /training/{run.id}/")
+    write(demo_training_line(run))
     return run
 
 
 class Command(BaseCommand):
     help = ("Run the demo job through the worker: synthesize a first task set, run a baseline rollout batch, a small "
-            "evaluation campaign and a short GRPO smoke run of a tiny random model on the CPU.")
+            "evaluation campaign and a short GRPO run in which a tiny reply-menu model learns on the CPU.")
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
         parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for each job")
         parser.add_argument("--quick", action="store_true",
                             help="the same jobs on the smallest inputs: one seed's task, one sample, campaign episodes of "
-                                 "at most 3 turns, one GRPO step")
+                                 "at most 3 turns, a shorter GRPO run on one task")
 
     def handle(self, *args, username, timeout, quick, **options):
         from sandmle.sandbox import SandboxUnavailable
@@ -147,4 +189,4 @@ class Command(BaseCommand):
         medals = {cell["scaffold"]: cell["metrics"]["medal_rate"]["mean"] for cell in campaign.report["cells"]}
         write(f"campaign #{campaign.id}: medal rate by scaffold " + ", ".join(f"{k} {v:.2f}" for k, v in medals.items())
               + failures_note(campaign.report.get("failures")))
-        smoke_training_run(task_set=task_set, user=user, timeout=timeout, write=write, steps=1 if quick else 3)
+        demo_training_run(task_set=task_set, user=user, timeout=timeout, write=write, quick=quick)
