@@ -24,8 +24,11 @@ def make_successor(*, parent_dir: str, level: int, out_dir: str, reason: str, rn
 def _made(*, parent_dir: str, level: int, out_dir: str, reason: str, rng: int, review: str, scaffold: str) -> dict:
     from sandmle.synth.successor import successor
 
+    # A folder of its own: the audit watches the folder around the task for changes an attack might make, and
+    # other successors, the run's log and its audits must not write there meanwhile.
+    job_dir = Path(out_dir) / "tasks" / f"{Path(parent_dir).name}-{level}-{rng}"
     try:
-        made = successor(Path(parent_dir), level, out_dir=Path(out_dir), reason=reason, rng=rng)
+        made = successor(Path(parent_dir), level, out_dir=job_dir, reason=reason, rng=rng)
     except Exception as error:  # the run goes on with the parent; the log says why
         return {"status": "rejected", "reasons": [f"synthesis failed: {error}"[:300]],
                 "trace": traceback.format_exc(limit=3)[-600:]}

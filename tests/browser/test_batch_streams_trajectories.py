@@ -27,7 +27,7 @@ def test_trajectories_appear_while_the_batch_runs(login, live_server, users):
 
     Trajectory.objects.create(batch=batch, task=task, sample_index=0, termination="submitted", milestone="gold",
                               valid_submission=True, reward=1.0, record={})
-    RolloutBatch.objects.filter(id=batch.id).update(progress=0.5, progress_message="1/2 episodes")
+    RolloutBatch.objects.filter(id=batch.id).update(progress=0.5, progress_message="1 of 2 episodes stored")
     page.wait_for_selector("#trajectories a.state", timeout=15_000)
     assert "#0 gold 1.00" in page.locator("#trajectories").inner_text()
     assert page.locator("#batch-state").inner_text() == "running"  # the heading still agrees with the bar

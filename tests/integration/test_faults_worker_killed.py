@@ -148,7 +148,7 @@ def test_rollout_batch_survives_sigkill(broker, task_set, record_property, djang
     assert len(pairs) == total == len(set(pairs))
     assert before <= set(Trajectory.objects.filter(batch=batch).values_list("id", flat=True))
     # Every episode stored counts once: a rerun of a finished one would push the count past the total.
-    assert batch.progress_message == f"{total}/{total} episodes" and batch.summary["episodes"] == total
+    assert batch.progress_message == f"{total} of {total} episodes stored" and batch.summary["episodes"] == total
     # The killed worker's staged public files, scratch dirs and zygote dirs were swept by the next worker's staging.
     assert not staged_by(broker["workers"].killed_pids), "a killed worker's staging entries were left on disk"
 
