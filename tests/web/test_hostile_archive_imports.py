@@ -250,6 +250,9 @@ def test_compare_page_and_api_name_tasks_and_models_without_host_paths(client_fo
     config = api_for("viewer").get(f"/api/training-runs/{runs[0].id}/").json()["config"]
     assert "output_dir" not in config and str(settings.DATA_DIR) not in json.dumps(config)
     assert config["model"] == Path(model).name
+    run_page = client_for("viewer").get(f"/training/{runs[0].id}/").content.decode()
+    assert str(settings.DATA_DIR) not in run_page and f"<code>{Path(model).name}</code>" in run_page
+    assert runs[0].output_dir in client_for("admin").get(f"/training/{runs[0].id}/").content.decode()
     admin = api_for("admin").get(f"/api/training-runs/{runs[0].id}/").json()["config"]
     assert admin["output_dir"].startswith(str(settings.DATA_DIR)) and admin["model"] == model
 

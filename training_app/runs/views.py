@@ -84,6 +84,8 @@ def training_run_detail(request, run_id):
         "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
         "config_items": sorted(training_run_shown_config(
             run, show_host_paths=has_role(request.user, Role.ADMIN)).items()),
+        "show_host_paths": has_role(request.user, Role.ADMIN),
+        "model_name": Path(str(run.config.get("model") or "")).name,
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
         "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
