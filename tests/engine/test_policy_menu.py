@@ -26,6 +26,8 @@ def policy(tmp_path_factory):
 
 
 def test_replies_come_from_the_menu_with_only_the_choice_sampled(policy):
+    import torch
+
     from sandmle.agents import SamplingParams
 
     seen = set()
@@ -39,7 +41,13 @@ def test_replies_come_from_the_menu_with_only_the_choice_sampled(policy):
         assert sum(reply.completion_mask) == 1 and len(reply.completion_mask) == len(reply.completion_ids)
         position = reply.completion_mask.index(1)
         assert all(lp == 0.0 for i, lp in enumerate(reply.logprobs) if i != position) and reply.logprobs[position] < 0
-        assert math.exp(reply.logprobs[position]) == pytest.approx(policy.reply_probabilities(MESSAGES)[choice])
+        # The recorded logprob is the whole vocabulary's (what the trainer recomputes), below the menu's choice's.
+        prompt = policy.prompt_ids(MESSAGES) + reply.completion_ids[:position]
+        with torch.no_grad():
+            logits = policy.model(input_ids=torch.tensor([prompt])).logits[0, -1].float()
+        direct = float(torch.log_softmax(logits, dim=-1)[reply.completion_ids[position]])
+        assert reply.logprobs[position] == pytest.approx(direct, abs=1e-5)
+        assert math.exp(reply.logprobs[position]) < policy.reply_probabilities(MESSAGES)[choice]
     assert seen == {0, 1, 2}
 
 

@@ -87,7 +87,13 @@ def with_reply_menu(policy: HFPolicy) -> HFPolicy:
 class MenuPolicy(HFPolicy):
     """Samples the model only at the tokens where the menu's replies part ways (restricted to the tokens that keep
     some reply possible); every other token of the chosen reply is forced, with mask 0 and logprob 0 (probability
-    1 under the constrained distribution)."""
+    1 under the constrained distribution).
+
+    A sampled token's recorded logprob is the model's over its whole vocabulary at the sampling temperature: the
+    number the trainer recomputes for that token. An importance ratio between the weights that sampled a reply and
+    the weights that train on it (stale samples, rollout_mode async) is then 1 when the two are the same; with the
+    restricted distribution's logprob it would sit below 1 by the mass outside the menu. The choice's probability
+    under the menu is reply_probabilities'."""
 
     replies_ids: list[list[int]]
 
@@ -140,20 +146,23 @@ class MenuPolicy(HFPolicy):
         one token a reply, so there is nothing to batch."""
         return [self.generate(messages, sampling=sampling) for messages, sampling in requests]
 
-    def _choice_log_probs(self, ids: list[int], choices: list[int], temperature: float):
+    def _scaled_logits(self, ids: list[int], temperature: float):
         torch = self.torch
         with torch.no_grad():
             logits = self.model(input_ids=torch.tensor([ids], device=self.device)).logits[0, -1].float().cpu()
-        restricted = logits[choices] / (temperature if temperature > 0 else 1.0)
-        return torch.log_softmax(restricted, dim=-1)
+        return logits / (temperature if temperature > 0 else 1.0)
+
+    def _choice_log_probs(self, ids: list[int], choices: list[int], temperature: float):
+        return self.torch.log_softmax(self._scaled_logits(ids, temperature)[choices], dim=-1)
 
     def _sample_among(self, ids: list[int], choices: list[int], *, temperature: float, generator) -> tuple[int, float]:
-        log_probs = self._choice_log_probs(ids, choices, temperature)
+        scaled = self._scaled_logits(ids, temperature)
+        log_probs = self.torch.log_softmax(scaled[choices], dim=-1)
         if temperature <= 0:
             index = int(self.torch.argmax(log_probs))
             return choices[index], 0.0
         index = int(self.torch.multinomial(log_probs.exp(), 1, generator=generator))
-        return choices[index], float(log_probs[index])
+        return choices[index], float(self.torch.log_softmax(scaled, dim=-1)[choices[index]])
 
     def reply_probabilities(self, messages: list[dict], *, temperature: float = 1.0) -> list[float]:
         """The probability of sending each reply of the menu in answer to `messages` (what GRPO should move)."""
