@@ -45,9 +45,14 @@ def _layout(title: str, y: str, y_range=None, *, last_step: int = 0, x: str = "s
         xaxis["tickformat"] = "d"
         if last_step <= ONE_TICK_PER_STEP_UP_TO:
             xaxis |= {"tickmode": "linear", "tick0": 0, "dtick": 1}
-    return {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
-            "height": 300, "margin": {"t": 40, "b": 40, "l": 60, "r": 10}, "template": TEMPLATE,
-            "legend": {"orientation": "h", "y": -0.25}}
+    # The legend sits above the plot, under the title: plotly pushes the top margin down for as many rows as it wraps
+    # to on a narrow chart, so no entry reaches the x axis title or the curves (#53). Its blank heading keeps the
+    # title's row, which plotly's margin would otherwise give to the legend's first row.
+    legend = {"title": {"text": "\u00a0", "side": "top", "font": {"size": 13}}, "orientation": "h",
+              "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+    return {"title": {"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 6}},
+            "xaxis": xaxis, "yaxis": yaxis, "height": 320, "margin": {"t": 10, "b": 45, "l": 60, "r": 10},
+            "template": TEMPLATE, "showlegend": True, "legend": legend}
 
 
 def x_values(lines: list[dict], x: str = "step") -> list[float]:
@@ -148,7 +153,7 @@ def _secondary(keys: list[str]) -> dict:
     """The right-hand axis of a chart whose second quantity is plotted against it."""
     titles = [SECONDARY[key] for key in keys if key in SECONDARY]
     return {"yaxis2": {"title": {"text": titles[0]}, "overlaying": "y", "side": "right", "showgrid": False},
-            "margin": {"t": 40, "b": 40, "l": 60, "r": 60}} if titles else {}
+            "margin": {"t": 10, "b": 45, "l": 60, "r": 60}} if titles else {}
 
 
 # (prefix of the line's keys, title): the training steps' reward split, and the held-out evaluation's beside it.
