@@ -46,3 +46,23 @@ def test_compare_legends_stay_clear_of_titles_and_plots(login, live_server, two_
     assert set(colours) == {f"#{sparse.id} sparse", f"#{dense.id} dense"}
     assert all(len(found) == 1 for found in colours.values()) and len(set.union(*colours.values())) == 2
     page.screenshot(path=str(screenshot_dir / "compare-legends.png"), full_page=True)
+
+
+def test_run_page_draws_the_evaluations_reward_split_beside_the_steps(login, live_server, task_set, users, tmp_path,
+                                                                        screenshot_dir):
+    from tests.stored_runs import stored_run
+
+    split = {"valid": 0.2, "milestone": 0.3}
+    lines = [{"step": step, "reward_mean": 0.5, "reward_std": 0.1, "loss": 0.1, "reward_components": split}
+             | ({"eval_reward_mean": 0.4, "eval_reward_components": {"valid": 0.2, "milestone": 0.2}}
+                if step % 2 == 0 else {}) for step in (1, 2, 3, 4)]
+    run = stored_run(task_set, users, tmp_path, name="evaluated", reward="dense", lines=lines, records={})
+    page = login("viewer")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/training/{run.id}/")
+    page.wait_for_selector("#eval_reward_parts-curve .main-svg")
+    steps, evaluation = (page.locator(f"#{name}-curve").bounding_box() for name in ("reward_parts", "eval_reward_parts"))
+    assert evaluation["y"] == steps["y"] and evaluation["x"] > steps["x"]  # side by side in the grid
+    # Plotly lists a stack top first: the total, then the parts as they are stacked.
+    assert page.locator("#eval_reward_parts-curve .legendtext").all_text_contents() == ["total", "milestone", "valid"]
+    page.screenshot(path=str(screenshot_dir / "run-reward-parts.png"), full_page=True)
