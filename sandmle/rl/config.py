@@ -28,8 +28,9 @@ MASKED_IN_BASELINE = ("reference", "exclude")
 # Where the reference values in the key table come from: SandMLE's released trainer, the authors' rLLM fork on verl.
 REFERENCE = "SandMLE's rLLM/verl recipe"
 # Trackers the trainers report to, each writing under the run's output_dir next to metrics.jsonl
-# (sandmle/rl/trackers.py): TensorBoard event files offline; W&B online or with WANDB_MODE=offline.
-TRACKERS = ("none", "tensorboard", "wandb")
+# (sandmle/rl/trackers.py): TensorBoard event files and Trackio's SQLite store offline; W&B online or with
+# WANDB_MODE=offline.
+TRACKERS = ("none", "tensorboard", "trackio", "wandb")
 ROLLOUT_MODES = ("sync", "async")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
@@ -92,7 +93,7 @@ def _shared_tail() -> list[Field]:
         Field("bf16", "bool", False, "train in bfloat16 (GPU)"),
         Field("gradient_checkpointing", "bool", False, "trade compute for memory on long episodes"),
         Field("report_to", "choices", ["none"], "trackers that receive the trainer's logs, written under output_dir "
-              "(tensorboard/, wandb/): none, or one or more of tensorboard, wandb", choices=TRACKERS),
+              "(tensorboard/, trackio/, wandb/): none, or one or more of tensorboard, trackio, wandb", choices=TRACKERS),
         Field("run_name", "str", None, "the run's name in the trackers (default: output_dir's folder name)",
               nullable=True),
     ]

@@ -1,7 +1,7 @@
-"""Where a run's trainer logs go besides metrics.jsonl: TensorBoard or W&B, each in a folder of the run's output_dir.
+"""Where a run's trainer logs go besides metrics.jsonl: TensorBoard, Trackio or W&B, each in a folder of output_dir.
 
 TensorBoard gets its own writer on the run's folder (transformers' callback otherwise picks runs/<date>_<host>/ or
-a process-wide TENSORBOARD_LOGGING_DIR); W&B is TRL's own integration with WANDB_DIR set to the run's folder.
+a process-wide TENSORBOARD_LOGGING_DIR); Trackio gets our own offline callback (trackio_log.py); W&B is TRL's own integration with WANDB_DIR set to the run's folder.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from sandmle.rl.config import ConfigError
 
-LOG_DIRS = {"tensorboard": "tensorboard", "wandb": "wandb"}
+LOG_DIRS = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
 # The module each tracker needs on the training worker (torch's SummaryWriter writes through tensorboard's).
-NEEDS = {"tensorboard": "tensorboard", "wandb": "wandb"}
+NEEDS = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
 
 
 def trackers(config: Any) -> list[str]:
@@ -49,6 +49,10 @@ def tracker_setup(config: Any) -> tuple[list[str] | str, list[Any]]:
             from transformers.integrations import TensorBoardCallback
 
             callbacks.append(TensorBoardCallback(tb_writer=SummaryWriter(log_dir=str(folder))))
+        elif name == "trackio":
+            from sandmle.rl.trackio_log import TrackioCallback
+
+            callbacks.append(TrackioCallback(folder, run_name(config)))
         else:
             # Read by wandb.init; a GPU worker trains one run at a time, so the process-wide variable is this run's.
             os.environ["WANDB_DIR"] = str(folder)

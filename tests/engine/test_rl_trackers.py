@@ -112,3 +112,58 @@ def test_a_tracker_whose_package_is_missing_is_named_before_the_model_loads(tmp_
     with pytest.raises(ConfigError) as refused:
         check_trackers(config)
     assert str(refused.value) == "report_to: wandb is not installed on this machine (pip install wandb)"
+
+
+def read_trackio(folder, project="sandmle"):
+    """Each logged row of trackio's own SQLite file under the run's folder: (run name, step, metrics)."""
+    import sqlite3
+
+    with sqlite3.connect(folder / f"{project}.db") as db:
+        rows = db.execute("SELECT run_name, step, metrics FROM metrics ORDER BY id").fetchall()
+    return [(name, step, json.loads(metrics)) for name, step, metrics in rows]
+
+
+@pytest.mark.torch
+def test_grpo_logs_to_trackio_offline_in_the_runs_folder(tmp_path, checkpoint, monkeypatch):
+    pytest.importorskip("trackio")
+    import socket
+
+    from sandmle.rl.grpo import train_grpo
+
+    # A worker's environment naming a Space or a server must not send the run anywhere, nor may anything dial out.
+    monkeypatch.setenv("TRACKIO_SPACE_ID", "someone/elsewhere")
+    monkeypatch.setenv("TRACKIO_SERVER_URL", "http://127.0.0.1:9/?write_token=stolen")
+    monkeypatch.setenv("TRACKIO_DIR", str(tmp_path / "process-wide"))
+    dialled = []
+
+    def refuse(sock, address):
+        dialled.append(address)
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    config = load_train_config({
+        "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 1), "output_dir": str(tmp_path / "run"),
+        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_response_tokens": 6, "save_every": 100,
+        "concurrency": 1, "report_to": ["trackio"], "run_name": "grpo-trackio-test",
+        "eval_tasks": make_dummy_tasks(tmp_path / "eval-tasks", 1), "eval_every": 2, "eval_samples": 2})
+    train_grpo(config, episode_fn=written_token_episode)
+    run = tmp_path / "run"
+    lines = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    rows = read_trackio(run / "trackio")
+    assert {name for name, _, _ in rows} == {"grpo-trackio-test"}
+    train = [(step, metrics) for _, step, metrics in rows if "train/loss" in metrics]
+    assert [step for step, _ in train] == [line["step"] for line in lines] == [1, 2]
+    assert [metrics["train/reward_components/written_tokens"] for _, metrics in train] == pytest.approx(
+        [line["reward_components"]["written_tokens"] for line in lines])
+    evals = [(step, metrics) for _, step, metrics in rows if "eval/reward_components/written_tokens" in metrics]
+    assert [(step, pytest.approx(metrics["eval/reward_components/written_tokens"])) for step, metrics in evals] \
+        == [(2, lines[1]["eval_reward_components"]["written_tokens"])]
+    assert not dialled and not (tmp_path / "process-wide").exists()
+
+
+def test_trackio_is_a_tracker_and_names_its_folder(tmp_path):
+    from sandmle.rl.trackers import log_dirs
+
+    config = load_train_config({"model": "m", "tasks": ["t"], "output_dir": str(tmp_path / "run"),
+                                "report_to": ["tensorboard", "trackio"]})
+    assert log_dirs(config) == {"tensorboard": tmp_path / "run" / "tensorboard", "trackio": tmp_path / "run" / "trackio"}

@@ -69,3 +69,24 @@ def test_pages_take_the_x_axis_and_smoothing_and_keep_them_in_the_poll(client_fo
     compared = viewer.get(f"/training/compare/?runs={sparse.id}&runs={dense.id}&smooth=0.6").content.decode()
     assert f'<input type="hidden" name="runs" value="{sparse.id}">' in compared
     assert page_figure(compared, "reward-figure")["data"][1]["name"].endswith("(raw)")
+
+
+def test_evaluation_reward_is_split_by_component_beside_the_steps_split():
+    lines = [{"step": 1, "reward_mean": 0.3, "reward_components": {"format": 0.1, "milestones": 0.2}},
+             {"step": 2, "reward_mean": 0.5, "reward_components": {"format": 0.1, "milestones": 0.4},
+              "eval_reward_mean": 0.45, "eval_reward_components": {"format": 0.15, "milestones": 0.3}},
+             {"step": 3, "reward_mean": 0.6, "reward_components": {"format": 0.2, "milestones": 0.4}},
+             {"step": 4, "reward_mean": 0.7, "reward_components": {"format": 0.2, "milestones": 0.5},
+              "eval_reward_mean": 0.6, "eval_reward_components": {"format": 0.1, "milestones": 0.5}}]
+    figures = metric_figures(lines)
+    assert list(figures)[:3] == ["reward", "reward_parts", "eval_reward_parts"]
+    evaluation = figures["eval_reward_parts"]
+    # Only the steps that evaluated, each part stacked, the evaluation's mean dotted on top.
+    assert [(trace["name"], trace["x"], trace["y"]) for trace in evaluation["data"]] == [
+        ("format", [2, 4], [0.15, 0.1]), ("milestones", [2, 4], [0.3, 0.5]), ("total", [2, 4], [0.45, 0.6])]
+    assert [trace.get("stackgroup") for trace in evaluation["data"]] == ["parts", "parts", None]
+    assert "held-out" in evaluation["layout"]["title"]["text"]
+    assert "eval_reward_parts" not in metric_figures([line for line in lines if "eval_reward_mean" not in line])
+    # A line whose components are not a mapping (a hand-edited or foreign metrics file) draws nothing, not a 500.
+    assert "eval_reward_parts" not in metric_figures([{"step": 1, "eval_reward_mean": 0.1,
+                                                       "eval_reward_components": ["format", 0.1]}])

@@ -29,7 +29,7 @@ class TrainingRunInput(serializers.Serializer):
     lora_r = serializers.IntegerField(min_value=1, max_value=1024, required=False, allow_null=True, default=None)
     report_to = serializers.ListField(child=serializers.CharField(max_length=32), required=False, max_length=8,
                                       help_text="trackers under the run's folder: [none] (default), or tensorboard, "
-                                                "wandb")
+                                                "trackio, wandb")
     eval_task_set = serializers.SlugField(required=False, allow_blank=True,
                                           help_text="held-out task set evaluated every eval_every steps")
 

@@ -45,9 +45,14 @@ def _layout(title: str, y: str, y_range=None, *, last_step: int = 0, x: str = "s
         xaxis["tickformat"] = "d"
         if last_step <= ONE_TICK_PER_STEP_UP_TO:
             xaxis |= {"tickmode": "linear", "tick0": 0, "dtick": 1}
-    return {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
-            "height": 300, "margin": {"t": 40, "b": 40, "l": 60, "r": 10}, "template": TEMPLATE,
-            "legend": {"orientation": "h", "y": -0.25}}
+    # The legend sits above the plot, under the title: plotly pushes the top margin down for as many rows as it wraps
+    # to on a narrow chart, so no entry reaches the x axis title or the curves (#53). Its blank heading keeps the
+    # title's row, which plotly's margin would otherwise give to the legend's first row.
+    legend = {"title": {"text": "\u00a0", "side": "top", "font": {"size": 13}}, "orientation": "h",
+              "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+    return {"title": {"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 6}},
+            "xaxis": xaxis, "yaxis": yaxis, "height": 320, "margin": {"t": 10, "b": 45, "l": 60, "r": 10},
+            "template": TEMPLATE, "showlegend": True, "legend": legend}
 
 
 def x_values(lines: list[dict], x: str = "step") -> list[float]:
@@ -124,10 +129,11 @@ def metric_figures(lines: list[dict], *, x: str = "step", smoothing: float = 0.0
                          last_step=last_step, x=x)
         layout |= _secondary(keys)
         figures[name] = go.Figure(traces, layout=layout)
-    parts = reward_parts_figure(lines, steps, x=x)
-    if parts is not None:  # right under the total it splits
-        figures = {name: figure for name, figure in figures.items() if name == "reward"} | {
-            "reward_parts": parts} | figures
+    splits = {f"{prefix}reward_parts": reward_parts_figure(lines, x=x, prefix=prefix, title=title)
+              for prefix, title in PARTS_CHARTS}
+    # Right under the total they split, the evaluation's beside the steps'.
+    figures = {name: figure for name, figure in figures.items() if name == "reward"} | {
+        name: figure for name, figure in splits.items() if figure is not None} | figures
     ends = sorted({end for line in lines for end in (line.get("terminations") or {})})
     if ends:
         figures["terminations"] = go.Figure(
@@ -147,22 +153,35 @@ def _secondary(keys: list[str]) -> dict:
     """The right-hand axis of a chart whose second quantity is plotted against it."""
     titles = [SECONDARY[key] for key in keys if key in SECONDARY]
     return {"yaxis2": {"title": {"text": titles[0]}, "overlaying": "y", "side": "right", "showgrid": False},
-            "margin": {"t": 40, "b": 40, "l": 60, "r": 60}} if titles else {}
+            "margin": {"t": 10, "b": 45, "l": 60, "r": 60}} if titles else {}
 
 
-def reward_parts_figure(lines: list[dict], steps: list, *, x: str = "step"):
-    """Each reward component's step mean, stacked (they sum to the mean reward), with the total dotted on top: whether
-    a run learned the format share or the milestones."""
+# (prefix of the line's keys, title): the training steps' reward split, and the held-out evaluation's beside it.
+PARTS_CHARTS = (("", "Reward by component (stacked, summing to the mean)"),
+                ("eval_", "Evaluation reward by component (held-out tasks, stacked)"))
+
+
+def _parts(line: dict, key: str) -> dict:
+    parts = line.get(key)
+    return parts if isinstance(parts, dict) else {}
+
+
+def reward_parts_figure(lines: list[dict], *, x: str = "step", prefix: str = "", title: str = PARTS_CHARTS[0][1]):
+    """Each reward component's mean, stacked (they sum to the mean reward), with the total dotted on top: whether
+    a run learned the format share or the milestones; prefix "eval_" draws the steps that evaluated."""
     import plotly.graph_objects as go
 
-    parts = list(dict.fromkeys(part for line in lines for part in (line.get("reward_components") or {})))
+    key = f"{prefix}reward_components"
+    points = [(x_value, line) for x_value, line in zip(x_values(lines, x), lines) if _parts(line, key)]
+    parts = list(dict.fromkeys(part for _, line in points for part in _parts(line, key)))
     if not parts:
         return None
-    traces = [go.Scatter(x=steps, y=[(line.get("reward_components") or {}).get(part, 0.0) for line in lines],
+    xs = [x_value for x_value, _ in points]
+    traces = [go.Scatter(x=xs, y=[_parts(line, key).get(part, 0.0) for _, line in points],
                          name=part, mode="lines", stackgroup="parts") for part in parts]
-    traces.append(go.Scatter(x=steps, y=[line.get("reward_mean") for line in lines], name="total",
+    traces.append(go.Scatter(x=xs, y=[line.get(f"{prefix}reward_mean") for _, line in points], name="total",
                              mode="lines+markers", line={"dash": "dot", "color": "#222222"}))
-    return go.Figure(traces, layout=_layout("Reward by component (stacked, summing to the mean)", "reward",
+    return go.Figure(traces, layout=_layout(title, "reward",
                                             last_step=max((line["step"] for line in lines), default=0), x=x))
 
 
