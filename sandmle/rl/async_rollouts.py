@@ -74,10 +74,19 @@ class VersionedBackend:
         return getattr(self.backend, name)
 
 
+def reply_versions(trajectory: dict) -> list[int]:
+    """The behaviour version of each policy reply, from the usage the scaffolds keep in each turn's extra."""
+    versions = []
+    for turn in trajectory.get("turns") or []:
+        usage = ((turn.get("extra") or {}).get("usage") if isinstance(turn, dict) else None) or {}
+        if isinstance(usage, dict) and isinstance(usage.get(VERSION_KEY), int):
+            versions.append(usage[VERSION_KEY])
+    return versions
+
+
 def episode_staleness(trajectory: dict, trained_version: int) -> int | None:
     """How many versions the oldest reply of the episode is behind the weights that train on it (None: no reply)."""
-    versions = [turn["usage"][VERSION_KEY] for turn in trajectory.get("turns") or []
-                if isinstance(turn, dict) and isinstance(turn.get("usage"), dict) and VERSION_KEY in turn["usage"]]
+    versions = reply_versions(trajectory)
     return trained_version - min(versions) if versions else None
 
 

@@ -31,7 +31,7 @@ def versioned_episode(task_dir, **kwargs):
 
     policy_view = _Recording(policy, recording)
     trajectory = written_token_episode(task_dir, **{**kwargs, "policy": policy_view})
-    trajectory.turns[0]["usage"] = dict(replies[0].usage)
+    trajectory.turns[0]["extra"] = {"usage": dict(replies[0].usage)}  # where the scaffolds keep it
     return trajectory
 
 
@@ -125,3 +125,28 @@ def test_async_settings_that_cannot_work_are_refused_with_the_key(tmp_path, chan
     with pytest.raises(ConfigError) as refused:
         config_for(tmp_path, Path(tmp_path / "model"), **changes)
     assert refused.value.key == key and words in str(refused.value)
+
+
+def test_through_the_sandbox_each_reply_records_the_weights_that_wrote_it(tmp_path):
+    """The reply-menu model through the real scaffold, sandbox and grader: the versions travel in each turn."""
+    from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+    from sandmle.rl.async_rollouts import reply_versions
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.grpo import train_grpo
+    from sandmle.rl.tiny_model import build_tiny_checkpoint
+    from tests.engine.rollout_bundles import make_bundle
+
+    checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", reply_menu=TABULAR_REPLY_MENU)
+    task = make_bundle(tmp_path / "tasks", kind="regression")
+    config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
+                                "group_size": 2, "tasks_per_step": 1, "steps": 3, "max_turns": 1,
+                                "max_response_tokens": 12, "save_every": 3, "learning_rate": 1e-3, "concurrency": 2,
+                                "rollout_mode": "async"})
+    lines = []
+    train_grpo(config, on_step=lines.append)
+    assert [line["staleness_max"] for line in lines] == [0, 1, 1]
+    for line in lines:
+        trajectories = [json.loads(row) for row in open(line["trajectories"])]
+        # Step s trains version s-1; its episodes were written by version s-2 (s-1 for the first step).
+        assert {tuple(reply_versions(t)) for t in trajectories} == {(max(line["step"] - 2, 0),)}
+        assert all(t["grade"] is not None for t in trajectories)
