@@ -70,8 +70,8 @@ def csv_preview(bundle_dir: str, name: str, *, preview_rows: int = PREVIEW_ROWS)
             if not row:
                 continue
             preview.total_rows += 1
-            if len(preview.rows) < preview_rows:
-                preview.rows.append(row)
+            if len(preview.rows) < preview_rows:  # cut or padded to the header's width: the table stays rectangular
+                preview.rows.append(row[:len(kinds)] + [""] * (len(kinds) - len(row)))
             for index, value in enumerate(row[:len(kinds)]):
                 kind = _value_kind(value)
                 if kind is not None:
