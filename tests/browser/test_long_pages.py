@@ -9,7 +9,8 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_task_page_has_a_sticky_index_and_folds_what_is_empty(login_as, live_server, stored_tasks, shot):
+def test_task_page_has_a_sticky_index_and_folds_what_is_empty(login_as, live_server, stored_tasks, shot,
+                                                              screenshot_dir):
     task = next(task for task in stored_tasks if task.status == "pending_review")
     page = login_as("reviewer")
     page.goto(f"{live_server.url}/tasks/{task.task_id}/")
@@ -25,6 +26,7 @@ def test_task_page_has_a_sticky_index_and_folds_what_is_empty(login_as, live_ser
     page.wait_for_timeout(200)
     index_box = page.locator("#section-index").bounding_box()
     assert page.evaluate("() => window.scrollY") > 1000 and abs(index_box["y"]) < 2  # stuck to the top, still in view
+    page.screenshot(path=str(screenshot_dir / "long_pages--task-page-at-data.png"))  # the screen as the reader sees it
 
     preview = page.locator("#preview-traincsv")
     assert preview.get_attribute("open") is not None
