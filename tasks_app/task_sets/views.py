@@ -67,7 +67,7 @@ def task_set_list(request):
                 else:
                     task_set = services.task_set_create(task_ids=data["task_ids"], **fields)
                 messages.success(request, f"Task set {task_set.name} created with {task_set.tasks.count()} tasks.")
-                return redirect("task-set-list")
+                return redirect("task-set-detail", task_set.name)
             except ServiceError as error:
                 form_errors_from(form, error)
         status = 400

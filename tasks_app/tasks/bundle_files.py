@@ -8,7 +8,6 @@ from pathlib import Path
 
 from sandmle.episode_files import EpisodeDir, RefusedFile
 
-PREVIEW_BYTES = 4000
 MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller
 
 
@@ -39,16 +38,6 @@ def read_head(bundle_dir: str, relative: str, *, max_bytes: int) -> bytes:
 def read_json(bundle_dir: str, relative: str) -> dict:
     text = read_text(bundle_dir, relative)
     return json.loads(text) if text else {}
-
-
-def public_previews(bundle_dir: str) -> dict[str, str]:
-    previews = {}
-    for name in ("train.csv", "test.csv", "sample_submission.csv"):
-        head = read_head(bundle_dir, f"public/{name}", max_bytes=PREVIEW_BYTES * 4 + 1)  # UTF-8: up to 4 bytes a character
-        text = head.decode("utf-8", errors="replace")
-        previews[name] = text if len(text) <= PREVIEW_BYTES and len(head) <= PREVIEW_BYTES * 4 else \
-            text[:PREVIEW_BYTES] + "\n…"
-    return previews
 
 
 def image_names(bundle_dir: str, *, limit: int = 12) -> list[str]:

@@ -19,6 +19,8 @@ from tasks_app.review import services as review_services
 from tasks_app.review.forms import ReviewForm
 from tasks_app.review.views import after_decision, review_panel_context
 from tasks_app.tasks import bundle_files, regenerate, selectors
+from tasks_app.tasks.csv_preview import public_csv_previews
+from tasks_app.tasks.section_index import task_sections
 from tasks_app.tasks import page as task_page
 from tasks_app.tasks.filters import TaskFilter
 from tasks_app.tasks.rollout_stats import attach_rollout_stats
@@ -77,7 +79,7 @@ def task_detail(request, task_id):
     context = {
         "task": task, "form": form, "is_reviewer": is_reviewer,
         "description_html": render_markdown(bundle_files.read_text(task.bundle_dir, "public/description.md")),
-        "previews": bundle_files.public_previews(task.bundle_dir),
+        "csv_previews": public_csv_previews(task.bundle_dir),
         "images": bundle_files.image_names(task.bundle_dir),
         "comments": review_selectors.task_comments_for(task=task, user=request.user),
         "milestone_rows": [(name, task.milestones.get(name)) for name in ("median", "bronze", "silver", "gold")],
@@ -89,6 +91,9 @@ def task_detail(request, task_id):
         context.update(rule=rule, rule_json=json.dumps(rule, indent=2, ensure_ascii=False),
                        grading_json=bundle_files.read_text(task.bundle_dir, "private/grading.json"),
                        answers_preview=bundle_files.read_text(task.bundle_dir, "private/answers.csv", limit=2000))
+    sections = task_sections(context, is_reviewer=is_reviewer, is_curator=has_role(request.user, Role.CURATOR))
+    context.update(sections=sections, folded={section.anchor.replace("-", "_"): section  # template lookups take no "-"
+                                                    for section in sections if section.empty})
     return render(request, "tasks/tasks/task_detail.html", context, status=status)
 
 

@@ -131,8 +131,7 @@ def test_a_researcher_goes_from_a_seed_to_compared_training_runs_and_withdraws_a
     for task in pending:
         page.check(f"#task-set-form input[value='{task.task_id}']")
     page.click("#task-set-form button[type=submit]")
-    page.click(f"#task-sets >> text={SET}")
-    page.wait_for_url(f"**/task-sets/{SET}/")
+    page.wait_for_url(f"**/task-sets/{SET}/")  # a new set lands on its own page (issue 57)
     assert page.locator("#set-task-table tbody tr").count() == 2
     assert "never audited" in page.locator("#set-audit").inner_text()
     shot(page, "04-set-page")

@@ -237,3 +237,15 @@ def _check_turn_counts(campaign, viewer, *, form: str):
     assert (f'<span id="campaign-stored">{campaign.total_episodes} of {campaign.total_episodes} episodes stored'
             f'</span> · at most {GOOD["max_turns"]} turns each') in summary
     assert campaign.progress_message == f"{campaign.total_episodes} of {campaign.total_episodes} episodes stored"
+
+
+def test_metric_tabs_read_as_words_with_their_meaning(client_for, finished_campaign):
+    """Issue 57: the tabs name each metric in words; the chosen one says what it measures."""
+    client = client_for("viewer")
+    html = client.get(f"/campaigns/{finished_campaign.id}/", {"metric": "human_rank"}).content.decode()
+    tabs = html[html.index('class="metric-choice"'):html.index("</nav>", html.index('class="metric-choice"'))]
+    assert ">HumanRank</a>" in tabs and ">Medal rate</a>" in tabs and ">human_rank<" not in tabs
+    meaning = html[html.index('id="metric-meaning"'):]
+    assert "the rank against the task&#x27;s reference leaderboard" in meaning[:400]
+    compare = client.get("/campaigns/compare/", {"campaigns": [finished_campaign.id], "metric": "valid_rate"})
+    assert ">Valid rate</option>" in compare.content.decode() and 'id="metric-meaning"' in compare.content.decode()

@@ -141,7 +141,7 @@ def test_seed_dna_names_each_feature_column_and_rounds_floats(client_for, stored
 def test_task_page_dna_names_the_columns_of_seed_and_task(client_for, pending):
     task = pending[0]
     page = client_for("viewer").get(f"/tasks/{task.task_id}/").content.decode()
-    dna = page[page.index('id="dna"'):page.index('id="hidden-rule"')]
+    dna = page[page.index('id="dna"'):page.index('id="rollout-stats"')]
     modes = re.search(r"<td>modes per numeric feature</td><td>(.*?)</td><td>(.*?)</td>", dna)
     assert "sepal length (cm) " in modes.group(1) and "petal width (cm) " in modes.group(1)
     train = charts.read_public_frame(task.bundle_dir, "train.csv")

@@ -41,7 +41,7 @@ def test_charts_carry_the_public_data(client_for, pending):
 
 def test_dna_table_marks_what_synthesis_changed(client_for, pending):
     html = client_for("viewer").get(f"/tasks/{pending.task_id}/").content.decode()
-    dna = html[html.index('id="dna"'):html.index('id="hidden-rule"')]
+    dna = html[html.index('id="dna"'):html.index('id="rollout-stats"')]
     assert "n features" in dna and 'class="diff-changed"' in dna  # distractor columns and noise move the DNA
 
 

@@ -18,6 +18,7 @@ from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.campaigns import selectors, services
 from training_app.campaigns.forms import CampaignForm
+from training_app.campaigns.metric_words import metric_words
 from training_app.models import EvalCampaign
 from training_app.shared import presentation
 from training_app.shared.reward_schemes import reward_scheme_view
@@ -79,8 +80,8 @@ def campaign_detail(request, campaign_id):
         for cell in row["cells"]:
             cell["first_episode"] = first_episode.get((row["policy"], cell["scaffold"]))
     return render(request, "training/campaigns/campaign_detail.html", {
-        "campaign": campaign, "metric": metric, "metrics": metrics,
-        "rows": rows, "scaffolds": campaign.report.get("scaffolds", []),
+        "campaign": campaign, "metric": metric, "metrics": [metric_words(name) for name in metrics],
+        "metric_words": metric_words(metric), "rows": rows, "scaffolds": campaign.report.get("scaffolds", []),
         "columns": selectors.scaffold_columns(campaign.spec, campaign.report.get("scaffolds", [])),
         "spec_columns": selectors.scaffold_columns(campaign.spec, campaign.spec.get("scaffolds", [])),
         "figures": selectors.transfer_figures(campaign.report, metric) if campaign.report.get("cells") else None,
@@ -107,8 +108,8 @@ def campaign_compare(request):
     if metrics and metric not in metrics:
         return render(request, "400.html", {"reason": f"no metric {metric!r}", "field": "metric"}, status=400)
     return render(request, "training/campaigns/campaign_compare.html", {
-        "campaigns": campaigns, "metric": metric, "metrics": metrics,
-        "rows": selectors.compare_cells(campaigns, metric),
+        "campaigns": campaigns, "metric": metric, "metrics": [metric_words(name) for name in metrics],
+        "metric_words": metric_words(metric), "rows": selectors.compare_cells(campaigns, metric),
         "missing": [campaign_id for campaign_id in ids if campaign_id not in found],
     })
 

@@ -18,6 +18,7 @@ from training_app.rollouts import selectors, services
 from training_app.rollouts.forms import RolloutBatchForm
 from training_app.shared import presentation
 from training_app.shared.reward_schemes import reward_scheme_view
+from training_app.shared.trajectory_diff import mark_first_difference
 
 
 @role_required(Role.VIEWER)
@@ -118,7 +119,10 @@ def trajectory_compare(request, batch_id, task_id):
     trajectories = list(Trajectory.objects.filter(batch=batch, task__task_id=task_id).select_related("task"))
     if not trajectories:
         raise Http404("no trajectories of that task in this batch")
+    columns = [_trajectory_view(t) for t in trajectories]
+    differ_at = mark_first_difference([column["turns"] for column in columns])
     return render(request, "training/rollouts/trajectory_compare.html", {
-        "batch": batch, "task_id": task_id, "columns": [_trajectory_view(t) for t in trajectories],
+        "batch": batch, "task_id": task_id, "columns": columns,
+        "first_difference_turn": None if differ_at is None else differ_at + 1,
         "pygments_css": presentation.pygments_css(),
     })

@@ -15,28 +15,48 @@ MILESTONES = ("median", "bronze", "silver", "gold")
 TURNS_HELP = ("turns the policy may take: a ReAct or MLE-Agent action, an AIDE or AIRA node (its review and re-asks "
               "are not turns); a scaffold option max_turns sets its own")
 _FORMATTER = HtmlFormatter(nowrap=False, cssclass="highlight")
+FOLD_LINES = 30  # code or output longer than this opens on a click, its line count in the summary
 
 
 def highlight_code(code: str):
     return mark_safe(highlight(code, PythonLexer(), _FORMATTER)) if code else ""
 
 
+def _line_count(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
+
+
 def turn_views(record: dict) -> list[dict]:
+    """One view a turn. A tool turn that runs the code the turn before it wrote shows that code once, on the turn that
+    wrote it (`same_code_as` names it); each block longer than FOLD_LINES carries its line count, so the page folds it."""
     views = []
+    previous_code = ""
     for index, turn in enumerate(record.get("turns", []), start=1):
         step = turn.get("step") or {}
+        code = turn.get("code") or ""
+        repeats = bool(code) and code == previous_code and turn.get("role") == "tool"
+        observation = turn.get("observation", "")
+        text = turn.get("text", turn.get("reply", ""))
         views.append({
             "index": index,
             "role": turn.get("role", ""),
             "kind": turn.get("kind", turn.get("action", "")),
             "thinking": turn.get("thinking", ""),
-            "text": turn.get("text", turn.get("reply", "")),
-            "code_html": highlight_code(turn.get("code") or ""),
-            "observation": turn.get("observation", ""),
+            "text": text,
+            "code_html": "" if repeats else highlight_code(code),
+            "same_code_as": index - 1 if repeats else None,
+            "code_lines": _line_count(code),
+            "text_lines": _line_count(text),
+            "observation": observation,
+            "observation_lines": _line_count(observation),
+            "fold_code": _line_count(code) > FOLD_LINES,
+            "fold_text": _line_count(text) > FOLD_LINES,
+            "fold_observation": _line_count(observation) > FOLD_LINES,
             "well_formed": turn.get("well_formed", True),
             "termination": step.get("termination", ""),
             "seconds": turn.get("wall_s", step.get("wall_s")),
         })
+        previous_code = code
     return views
 
 
