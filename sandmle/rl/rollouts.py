@@ -175,6 +175,23 @@ def reward_component_means(trajectories: list[dict], *, reward_scheme: str,
             for name in names} if entries else {}
 
 
+REPLY_EDGES = ("temperature_first", "temperature_last", "entropy_first", "entropy_last")
+
+
+def reply_edge_means(trajectories: list[dict]) -> dict[str, float]:
+    """The mean temperature and entropy (nats) of the distributions the replies' first and last sampled tokens came
+    from (`reply_temperature_first`, ...): how hot a step opened its replies and how cool it closed them. Empty for a
+    policy that reports neither (the scripted baseline, an API model)."""
+    values: dict[str, list[float]] = {name: [] for name in REPLY_EDGES}
+    for trajectory in trajectories:
+        for turn in trajectory.get("turns") or []:
+            usage = ((turn.get("extra") or {}).get("usage") if isinstance(turn, dict) else None) or {}
+            for name in REPLY_EDGES:
+                if isinstance(usage.get(name), (int, float)):
+                    values[name].append(float(usage[name]))
+    return {f"reply_{name}": statistics.fmean(found) for name, found in values.items() if found}
+
+
 def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str = "dense") -> dict[str, Any]:
     """The rollout half of a metrics.jsonl line."""
     rewards = [s.reward for s in rollouts.samples if s.reward is not None]
@@ -211,4 +228,5 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str 
         **rollouts.generation.summary(),
         "sandbox_s": sandbox_s,
         "rollout_s": rollouts.rollout_s,
+        **reply_edge_means(rollouts.trajectories),
     }

@@ -41,13 +41,13 @@ def forward_logprobs(policy, prompt, completion, sampling):
     """Each completion token's logprob under one forward pass of prompt + completion, at the row's settings."""
     import torch
 
-    from sandmle.agents.policies.hf import sampling_temperature
+    from sandmle.agents.policies.schedule import temperature_at
 
     with torch.no_grad():
         logits = policy.model(input_ids=torch.tensor([prompt + completion])).logits[0].float()
     values = []
     for index, token in enumerate(completion):
-        log_probs = torch.log_softmax(logits[len(prompt) + index - 1] / sampling_temperature(index, sampling), dim=-1)
+        log_probs = torch.log_softmax(logits[len(prompt) + index - 1] / temperature_at(index, sampling), dim=-1)
         if sampling.top_p < 1.0:  # the same nucleus the sampler kept
             sorted_values, order = torch.sort(log_probs, descending=True)
             drop = torch.cumsum(sorted_values.exp(), dim=-1) - sorted_values.exp() >= sampling.top_p

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from sandmle.agents import SamplingParams, make_policy
-from sandmle.agents.policies.hf import ead_decay, ead_temperature, sampling_temperature
+from sandmle.agents.policies.schedule import ead_decay, ead_temperature, temperature_at
 from sandmle.rollout import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import make_bundle
 
@@ -115,8 +115,8 @@ def test_ead_temperature_formula():
     # d grows with the training step (d_s = min(d_0 + 5 s, 40000)), so later policies stay hot for longer.
     assert ead_decay(100.0, 0) == 100.0 and ead_decay(100.0, 20) == 200.0 and ead_decay(100.0, 10**6) == 40000.0
     late = SamplingParams(ead=True, ead_decay=100.0, ead_training_step=20)
-    assert sampling_temperature(100, late) == pytest.approx(1 + 1.2 - math.exp(100 / 200))
-    assert sampling_temperature(100, SamplingParams(temperature=0.7)) == 0.7  # EAD off: the fixed temperature
+    assert temperature_at(100, late) == pytest.approx(1 + 1.2 - math.exp(100 / 200))
+    assert temperature_at(100, SamplingParams(temperature=0.7)) == 0.7  # EAD off: the fixed temperature
 
 
 @pytest.mark.torch
@@ -127,7 +127,7 @@ def test_sampling_follows_the_ead_schedule(policy):
     reply = policy.generate(messages, sampling=sampling)
     policy._history = []
     ids = reply.prompt_ids + reply.completion_ids
-    schedule = [sampling_temperature(t, sampling) for t in range(len(reply.completion_ids))]
+    schedule = [temperature_at(t, sampling) for t in range(len(reply.completion_ids))]
     assert schedule[:2] == [1.0, 1.0] and schedule[2] > 1.0 and min(schedule) >= 0.4
     prompt_part = [None] * len(reply.prompt_ids)
     annealed = sampled_logprobs(policy, ids, prompt_part + schedule)[len(reply.prompt_ids):]

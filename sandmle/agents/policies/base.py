@@ -13,9 +13,11 @@ class SamplingParams:
 
     reply_format names the scaffold's reply grammar ("react", "aide", "aira", "mle_agent", "review_json")
     so that a policy without a model (the baseline) can answer in it; model policies ignore it.
-    The ead_* fields switch on Exploratory Annealed Decoding (arXiv 2510.05251) in policies that support it:
-    the first ead_warmup_tokens (the paper's c) at 1.0, then max(1 + tau_max - e^(t/d), tau_min) with the decay
-    rate d = min(ead_decay + 5 * ead_training_step, 40000). Defaults are the paper's illustration (c=10, 1.2, 0.1).
+    The ead_* fields switch on Exploratory Annealed Decoding (arXiv 2510.05251; sandmle/agents/policies/schedule.py,
+    the settings' `temperature_schedule: annealed`): the first ead_warmup_tokens (the paper's c) at 1.0, then
+    max(1 + tau_max - e^(t/d), tau_min) with the decay rate d = min(ead_decay + ead_decay_growth x
+    ead_training_step, 40000), t counted from the reply's start (ead_scope reply) or the episode's (episode: the
+    scaffold sets ead_offset to the tokens it sampled before). Defaults are the paper's (c=10, 1.2, 0.1, 1000, 5).
     """
 
     temperature: float = 1.0
@@ -31,6 +33,9 @@ class SamplingParams:
     ead_decay: float = 1000.0
     ead_warmup_tokens: int = 10
     ead_training_step: int = 0
+    ead_decay_growth: float = 5.0
+    ead_scope: str = "reply"
+    ead_offset: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

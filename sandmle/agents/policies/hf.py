@@ -2,37 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
+from sandmle.agents.policies.schedule import temperature_at
 from sandmle.errors import UsageError
 
 HISTORY_LIMIT = 1024
-EAD_MAX_DECAY = 40000.0  # the paper caps the step-aware decay rate here
-EAD_DECAY_PER_STEP = 5.0
-
-
-def ead_temperature(token_index: int, *, tau_max: float, tau_min: float, decay: float, warmup_tokens: int) -> float:
-    """Exploratory Annealed Decoding (arXiv 2510.05251): 1.0 for the first `warmup_tokens` (c) tokens, then
-    max(1 + tau_max - e^(t/d), tau_min): hot at the start of a reply, where the direction is chosen, cool after."""
-    if token_index < warmup_tokens:
-        return 1.0
-    return max(1.0 + tau_max - math.exp(token_index / decay), tau_min)
-
-
-def ead_decay(initial_decay: float, training_step: int) -> float:
-    """The paper's step-aware decay rate d_s = min(d_0 + 5 s, 40000): replies grow during RL, so cooling slows."""
-    return min(initial_decay + EAD_DECAY_PER_STEP * max(training_step, 0), EAD_MAX_DECAY)
-
-
-def sampling_temperature(token_index: int, sampling: SamplingParams) -> float:
-    """The temperature the `token_index`-th token of a reply is sampled at under these settings."""
-    if not sampling.ead:
-        return sampling.temperature
-    return ead_temperature(token_index, tau_max=sampling.ead_tau_max, tau_min=sampling.ead_tau_min,
-                           decay=ead_decay(sampling.ead_decay, sampling.ead_training_step),
-                           warmup_tokens=sampling.ead_warmup_tokens)
 
 
 class HFPolicy:
@@ -184,9 +160,12 @@ class HFPolicy:
         if pad_id is None:
             pad_id = self.tokenizer.eos_token_id
         rows = sample_batch(self.model, prompts, [sampling for _, sampling in requests], pad_id=int(pad_id),
-                            eos_ids=self._eos_ids(), temperature_at=sampling_temperature, hit_stop=self._hit_stop)
-        return [self.reply(messages, prompt, row.completion_ids, row.logprobs, row.finish_reason)
-                for (messages, _), prompt, row in zip(requests, prompts, rows)]
+                            eos_ids=self._eos_ids(), temperature_at=temperature_at, hit_stop=self._hit_stop)
+        replies = [self.reply(messages, prompt, row.completion_ids, row.logprobs, row.finish_reason)
+                   for (messages, _), prompt, row in zip(requests, prompts, rows)]
+        for reply, row in zip(replies, rows):
+            reply.usage.update(row.edges)  # temperature and entropy where the reply opened and where it closed
+        return replies
 
     def reply(self, messages: list[dict], prompt: list[int], completion: list[int], logprobs: list[float] | None,
               finish_reason: str) -> PolicyReply:

@@ -14,7 +14,7 @@ dropped, not fed padding).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from sandmle.agents.policies.base import SamplingParams
@@ -27,15 +27,26 @@ class SampledRow:
     completion_ids: list[int]
     logprobs: list[float]
     finish_reason: str  # "stop" (end-of-turn token or a stop string) or "length"
+    # The temperature and the entropy (nats) of the distribution the first and the last token were drawn from.
+    edges: dict[str, float] = field(default_factory=dict)
+
+    def note(self, temperature: float, entropy: float) -> None:
+        if not self.edges:
+            self.edges.update(temperature_first=temperature, entropy_first=entropy)
+        self.edges.update(temperature_last=temperature, entropy_last=entropy)
 
 
 def turn_seed(sampling: SamplingParams, prompt_length: int) -> int:
     return (sampling.seed or 0) * SEED_STRIDE + prompt_length
 
 
-def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, generator: Any) -> tuple[int, float]:
-    """One token from one row's logits; greedy at temperature 0 (logprob 0)."""
+def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, generator: Any,
+                 row: SampledRow | None = None) -> tuple[int, float]:
+    """One token from one row's logits; greedy at temperature 0 (logprob 0). `row` notes the temperature and the
+    entropy of the distribution drawn from."""
     if temperature <= 0:
+        if row is not None:
+            row.note(0.0, 0.0)
         return int(torch.argmax(logits)), 0.0
     log_probs = torch.log_softmax(logits / temperature, dim=-1)
     if top_p < 1.0:
@@ -46,7 +57,10 @@ def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, gene
         sorted_log_probs[drop] = float("-inf")
         log_probs = torch.full_like(log_probs, float("-inf")).scatter(0, order, sorted_log_probs)
         log_probs = torch.log_softmax(log_probs, dim=-1)
-    token = int(torch.multinomial(log_probs.exp(), 1, generator=generator))
+    probs = log_probs.exp()
+    token = int(torch.multinomial(probs, 1, generator=generator))
+    if row is not None:
+        row.note(temperature, float(-(probs * log_probs.nan_to_num(neginf=0.0)).sum()))
     return token, float(log_probs[token])
 
 
@@ -150,7 +164,7 @@ def sample_batch(model: Any, prompts: list[list[int]], samplings: list[SamplingP
                 result, sampling = results[row], samplings[row]
                 token, logprob = sample_token(torch, logits[position], temperature_at(len(result.completion_ids),
                                                                                       sampling),
-                                              sampling.top_p, generators[row])
+                                              sampling.top_p, generators[row], result)
                 result.completion_ids.append(token)
                 result.logprobs.append(logprob)
                 if token in eos_ids or (sampling.stop and hit_stop(result.completion_ids, sampling.stop)):

@@ -15,6 +15,7 @@ from typing import Any
 
 from sandmle.agents.policies.base import PolicyReply, SamplingParams
 from sandmle.agents.policies.hf import HFPolicy
+from sandmle.agents.policies.schedule import temperature_at
 from sandmle.errors import UsageError
 
 MENU_CONFIG_KEY = "reply_menu"
@@ -115,6 +116,7 @@ class MenuPolicy(HFPolicy):
         mask: list[int] = []
         logprobs: list[float] = []
         open_replies = list(range(len(self.replies_ids)))
+        edges: dict[str, float] = {}  # temperature and entropy at the first and the last sampled choice
         while True:
             position = len(completion)
             # Replies end with the end-of-turn token and none is another's prefix, so one stays open at the end.
@@ -122,9 +124,13 @@ class MenuPolicy(HFPolicy):
             if len(choices) == 1:
                 token, logprob, sampled = choices[0], 0.0, 0
             else:
-                token, logprob = self._sample_among(prompt + completion, choices,
-                                                    temperature=sampling.temperature, generator=generator)
+                temperature = temperature_at(position, sampling)
+                token, logprob, entropy = self._sample_among(prompt + completion, choices, temperature=temperature,
+                                                             generator=generator)
                 sampled = 1
+                if not edges:
+                    edges.update(temperature_first=temperature, entropy_first=entropy)
+                edges.update(temperature_last=temperature, entropy_last=entropy)
             completion.append(token)
             mask.append(sampled)
             logprobs.append(logprob)
@@ -139,7 +145,7 @@ class MenuPolicy(HFPolicy):
         return PolicyReply(text=text, prompt_ids=prompt, completion_ids=completion, logprobs=logprobs,
                            completion_mask=mask, finish_reason="stop",
                            usage={"prompt_tokens": len(prompt), "completion_tokens": len(completion),
-                                  "sampled_tokens": sum(mask), "menu_choice": chosen})
+                                  "sampled_tokens": sum(mask), "menu_choice": chosen, **edges})
 
     def generate_batch(self, requests: list[tuple[list[dict], SamplingParams]]) -> list[PolicyReply]:
         """Each request through the menu in turn: HFPolicy's batched decoding knows no menu, and the menu samples
@@ -155,14 +161,17 @@ class MenuPolicy(HFPolicy):
     def _choice_log_probs(self, ids: list[int], choices: list[int], temperature: float):
         return self.torch.log_softmax(self._scaled_logits(ids, temperature)[choices], dim=-1)
 
-    def _sample_among(self, ids: list[int], choices: list[int], *, temperature: float, generator) -> tuple[int, float]:
+    def _sample_among(self, ids: list[int], choices: list[int], *, temperature: float,
+                      generator) -> tuple[int, float, float]:
+        """(token, its whole-vocabulary logprob, the entropy of the choice it was drawn from)."""
         scaled = self._scaled_logits(ids, temperature)
         log_probs = self.torch.log_softmax(scaled[choices], dim=-1)
         if temperature <= 0:
             index = int(self.torch.argmax(log_probs))
-            return choices[index], 0.0
+            return choices[index], 0.0, 0.0
         index = int(self.torch.multinomial(log_probs.exp(), 1, generator=generator))
-        return choices[index], float(self.torch.log_softmax(scaled, dim=-1)[choices[index]])
+        entropy = float(-(log_probs.exp() * log_probs).sum())
+        return choices[index], float(self.torch.log_softmax(scaled, dim=-1)[choices[index]]), entropy
 
     def reply_probabilities(self, messages: list[dict], *, temperature: float = 1.0) -> list[float]:
         """The probability of sending each reply of the menu in answer to `messages` (what GRPO should move)."""

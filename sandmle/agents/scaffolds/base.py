@@ -135,6 +135,8 @@ class EpisodeContext:
         if self.time_left() <= 0:
             raise EpisodeBudgetExceeded()
         sampling = SamplingParams(**{**self.sampling.to_dict(), "reply_format": reply_format})
+        if sampling.ead and sampling.ead_scope == "episode":  # the annealing schedule runs on over the episode
+            sampling.ead_offset = sum(len(turn.completion_ids or []) for turn in self.turns if turn.role == "assistant")
         started = self.elapsed()
         reply = self.policy.generate(messages, sampling=sampling)
         turn = Turn(
