@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.commands.schedule_args import add_schedule_flags
 from sandmle.errors import UsageError
 
 TABLE_METRICS = ("medal_rate", "gold_rate", "silver_rate", "bronze_rate", "valid_rate", "above_median_rate",
@@ -34,6 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--step-timeout", dest="step_timeout_s", type=float,
                         help="seconds per sandbox step (default 60)")
     parser.add_argument("--temperature", type=float, help="default 1.0")
+    add_schedule_flags(parser)  # --temperature-schedule annealed and its keys
     parser.add_argument("--concurrency", type=int, help="default 1")
     parser.add_argument("--scaffold-option", dest="scaffold_option_pairs", action="append", default=[],
                         metavar="[SCAFFOLD.]KEY=VALUE",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.commands.llm_args import chat_client_from
+from sandmle.commands.schedule_args import add_schedule_flags
 from sandmle.errors import UsageError
 
 
@@ -26,6 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--step-timeout", type=float, default=60.0, help="seconds per sandbox step")
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-tokens", type=int, default=1024, help="tokens per policy reply")
+    add_schedule_flags(parser)  # --temperature-schedule annealed and its keys
     parser.add_argument("--api-key-env", default=None,
                         help="name of the environment variable holding an openai policy's API key")
     parser.add_argument("--seed", type=int, default=0)
@@ -40,8 +42,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
+def schedule_from_flags(args) -> dict:
+    """The schedule the flags give, checked (ConfigError names the key as its flag)."""
+    from sandmle.agents.policies.schedule import SCHEDULE_KEYS, checked_schedule
+
+    return checked_schedule({key: getattr(args, key) for key in SCHEDULE_KEYS if getattr(args, key) is not None})
+
+
 def run(args) -> int:
     from sandmle.agents.policies import SamplingParams, make_policy
+    from sandmle.agents.policies.schedule import sampling_schedule
     from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
@@ -63,7 +73,8 @@ def run(args) -> int:
     config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
                            step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=judge,
                            rubric_weight=args.rubric_weight, scaffold_options=scaffold_options,
-                           sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens))
+                           sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens,
+                                                   **sampling_schedule(schedule_from_flags(args))))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     stats = GenerationStats()
     with args.out.open("w") as out:

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from sandmle.agents.policies.schedule import checked_schedule, sampling_schedule
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
 from sandmle.errors import UsageError
@@ -34,6 +35,8 @@ class CampaignSpec:
     max_tokens: int = 1024
     # {scaffold: {option: value}}: presets and options per column (sandmle.agents.scaffolds.options).
     scaffold_options: dict = field(default_factory=dict)
+    # The sampling schedule's keys (sandmle/agents/policies/schedule.py); {} samples at `temperature` throughout.
+    schedule: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -72,6 +75,7 @@ class CampaignSpec:
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
         self.scaffold_options = check_campaign_scaffold_options(self.scaffold_options, self.scaffolds)
+        self.schedule = checked_schedule(self.schedule)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "tasks": [str(task) for task in self.tasks]}
@@ -201,7 +205,8 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                     config = EpisodeConfig(feedback=spec.feedback, max_turns=spec.max_turns,
                                            time_budget_s=spec.time_budget_s, step_timeout_s=spec.step_timeout_s,
                                            seed=seed, sampling=SamplingParams(temperature=spec.temperature,
-                                                                              max_tokens=spec.max_tokens),
+                                                                              max_tokens=spec.max_tokens,
+                                                                              **sampling_schedule(spec.schedule)),
                                            scaffold_options=dict(spec.scaffold_options.get(scaffold, {})))
 
                     def record(trajectory, policy_spec=policy_spec, scaffold=scaffold, seed=seed) -> None:

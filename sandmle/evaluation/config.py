@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sandmle.agents.policies.schedule import SCHEDULE_KEYS, schedule_fields
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
 from sandmle.rl.config import MAX_TOKENS, REQUIRED, ConfigError, Field, check_settings, read_settings
@@ -23,6 +24,7 @@ CAMPAIGN_FIELDS: list[Field] = [
     Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode", min=1.0, max=7 * 86400.0),
     Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1, max=86400.0),
     Field("temperature", "float", 1.0, "sampling temperature", min=0.0, max=2.0),
+    *schedule_fields(Field),
     Field("max_tokens", "int", 1024, "tokens one reply may sample", min=1, max=MAX_TOKENS),
     Field("concurrency", "int", 1, "episodes run at once", min=1, max=512),
     Field("api_key_env", "env", None, "environment variable holding an openai policy's API key", nullable=True),
@@ -70,7 +72,8 @@ def load_campaign_config(source: dict | str | Path, overrides: Sequence[str] = (
                         baseline=values["baseline"], feedback=values["feedback"], max_turns=values["max_turns"],
                         time_budget_s=values["time_budget_s"], temperature=values["temperature"],
                         step_timeout_s=values["step_timeout_s"], max_tokens=values["max_tokens"],
-                        scaffold_options=scaffold_options or {})
+                        scaffold_options=scaffold_options or {},
+                        schedule={key: values[key] for key in SCHEDULE_KEYS})
     try:
         spec.validate()
     except ConfigError:
