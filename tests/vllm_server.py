@@ -37,6 +37,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def vllm_server(tmp_path_factory):
     pytest.importorskip("vllm")
+    from sandmle.agents.policies.vllm_schedule import PROCESSOR_PATH
     from sandmle.rl.tiny_model import VLLM_CPU_HEAD_DIM, build_tiny_checkpoint
 
     checkpoint = build_tiny_checkpoint(tmp_path_factory.mktemp("vllm-served") / "checkpoint", head_dim=VLLM_CPU_HEAD_DIM)
@@ -50,7 +51,9 @@ def vllm_server(tmp_path_factory):
              "--max-model-len", "4096", "--seed", "0",
              # vLLM's CPU build fails a seeded request whose prompt is prefilled in chunks ("CPU Generator does not use
              # offset": it rewinds a generator the CPU's cannot), which ends the engine: whole prompts only.
-             "--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096"],
+             "--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096",
+             # The annealed sampling schedule's processor, and logprobs of the distribution each token came from.
+             "--logits-processors", PROCESSOR_PATH, "--logprobs-mode", "processed_logprobs"],
             stdout=log, stderr=subprocess.STDOUT, env=env)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -63,3 +63,21 @@ def test_an_hf_checkpoint_runs_a_rollout_batch_on_the_vllm_engine(tmp_path, monk
             log_probs = torch.log_softmax(model(input_ids=torch.tensor([prompt + completion])).logits[0], dim=-1)
         expected = [float(log_probs[len(prompt) + i - 1, token]) for i, token in enumerate(completion)]
         assert record["logprobs"] == pytest.approx(expected, abs=0.05)
+    # The annealed schedule on the same engine: the logits processor sets each token's temperature, and the
+    # recorded logprobs are those of the distribution each token was drawn from (processed logprobs).
+    from sandmle.agents import SamplingParams
+    from sandmle.agents.policies.schedule import temperature_at
+
+    sampling = SamplingParams(max_tokens=10, seed=4, ead=True, ead_warmup_tokens=2, ead_decay=4.0, ead_tau_max=1.2,
+                              ead_tau_min=0.5)
+    reply = policy.generate([{"role": "user", "content": "Fit a model."}], sampling=sampling)
+    prompt, completion = reply.prompt_ids, reply.completion_ids
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([prompt + completion])).logits[0]
+    schedule = [temperature_at(i, sampling) for i in range(len(completion))]
+    annealed = [float(torch.log_softmax(logits[len(prompt) + i - 1] / schedule[i], dim=-1)[token])
+                for i, token in enumerate(completion)]
+    assert reply.logprobs == pytest.approx(annealed, abs=0.05)
+    if len(completion) > 4:  # past the skipped tokens the schedule, not temperature 1, was sampled from
+        flat = [float(torch.log_softmax(logits[len(prompt) + i - 1], dim=-1)[token]) for i, token in enumerate(completion)]
+        assert max(abs(a - b) for a, b in zip(annealed[3:], flat[3:])) > 0.05

@@ -66,3 +66,27 @@ def test_two_scaffold_campaign_of_a_served_model(tmp_path, vllm_server):
         assert trajectory["tokens"], "the served model's token ids are recorded"
         assert all(record["completion_ids"] and len(record["logprobs"]) == len(record["completion_ids"])
                    for record in trajectory["tokens"])
+
+
+def test_an_annealed_schedule_is_sampled_by_the_server_and_its_logprobs_are_the_sampled_ones(vllm_server):
+    """The server runs sandmle's logits processor: each token at its scheduled temperature, processed logprobs."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from sandmle.agents import make_policy
+    from sandmle.agents.policies.schedule import temperature_at
+
+    policy = make_policy(vllm_server.policy_spec)
+    sampling = SamplingParams(max_tokens=10, seed=6, ead=True, ead_warmup_tokens=2, ead_decay=4.0, ead_tau_min=0.5)
+    reply = policy.generate([{"role": "user", "content": "Fit a model."}], sampling=sampling)
+    prompt, completion = reply.prompt_ids, reply.completion_ids
+    assert completion and len(reply.logprobs) == len(completion)
+    model = AutoModelForCausalLM.from_pretrained(str(vllm_server.checkpoint)).eval()
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([prompt + completion])).logits[0]
+    annealed = [float(torch.log_softmax(logits[len(prompt) + i - 1] / temperature_at(i, sampling), dim=-1)[token])
+                for i, token in enumerate(completion)]
+    assert reply.logprobs == pytest.approx(annealed, abs=0.05)
+    if len(completion) > 4:
+        flat = [float(torch.log_softmax(logits[len(prompt) + i - 1], dim=-1)[token]) for i, token in enumerate(completion)]
+        assert max(abs(a - b) for a, b in zip(annealed[3:], flat[3:])) > 0.05

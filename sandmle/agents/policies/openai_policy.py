@@ -69,15 +69,22 @@ class OpenAIPolicy:
         )
 
     def _chat(self, messages: list[dict], sampling: SamplingParams, *, logprobs: bool):
+        extra: dict = {"return_token_ids": True} if logprobs else {}
+        if sampling.ead:
+            # An annealed schedule is set per token by a vLLM server that runs sandmle's logits processor
+            # (sandmle/agents/policies/vllm_schedule.py); the request goes at temperature 1.0 with the schedule.
+            from sandmle.agents.policies.schedule import schedule_xargs
+
+            extra["vllm_xargs"] = schedule_xargs(sampling)
         return self.client.chat(
             [{"role": m["role"], "content": m["content"]} for m in messages],
-            temperature=sampling.temperature,
+            temperature=1.0 if sampling.ead else sampling.temperature,
             top_p=sampling.top_p,
             max_tokens=sampling.max_tokens,
             logprobs=logprobs,
             seed=sampling.seed,
             stop=sampling.stop,
-            extra={"return_token_ids": True} if logprobs else None,
+            extra=extra or None,
         )
 
 

@@ -104,3 +104,27 @@ def temperature_at(token_index: int, sampling: Any) -> float:
     return ead_temperature(index, tau_max=sampling.ead_tau_max, tau_min=sampling.ead_tau_min,
                            decay=ead_decay(sampling.ead_decay, sampling.ead_training_step, sampling.ead_decay_growth),
                            warmup_tokens=sampling.ead_warmup_tokens)
+
+
+# A request's schedule as vLLM's extra args (SamplingParams.extra_args, `vllm_xargs` over its OpenAI API), flat,
+# for the logits processor in sandmle/agents/policies/vllm_schedule.py.
+XARG_PREFIX = "sandmle_"
+SCHEDULE_FIELDS = ("ead_tau_max", "ead_tau_min", "ead_decay", "ead_warmup_tokens", "ead_training_step",
+                   "ead_decay_growth", "ead_scope", "ead_offset")
+
+
+def schedule_xargs(sampling: Any) -> dict[str, Any]:
+    """The request's extra args for an annealed schedule ({} for a constant one)."""
+    if not sampling.ead:
+        return {}
+    return {XARG_PREFIX + "ead": 1, **{XARG_PREFIX + name: getattr(sampling, name) for name in SCHEDULE_FIELDS}}
+
+
+def schedule_from_xargs(extra_args: dict[str, Any] | None) -> Any:
+    """The schedule a request carries (a SamplingParams), or None."""
+    from sandmle.agents.policies.base import SamplingParams
+
+    if not extra_args or not extra_args.get(XARG_PREFIX + "ead"):
+        return None
+    return SamplingParams(ead=True, **{name: extra_args[XARG_PREFIX + name] for name in SCHEDULE_FIELDS
+                                       if XARG_PREFIX + name in extra_args})

@@ -44,8 +44,13 @@ def colocate_generate(llm: Any, prompts: list[list[int]],
     returns (completion ids, their logprobs, finish reason) per row."""
     from vllm import SamplingParams as VLLMSampling
 
-    params = [VLLMSampling(n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-                           stop=s.stop or None, seed=s.seed, logprobs=0) for s in samplings]
+    from sandmle.agents.policies.schedule import schedule_xargs
+
+    # An annealed row goes at temperature 1.0 with its schedule: the engine's AnnealedTemperature processor sets
+    # each token's temperature.
+    params = [VLLMSampling(n=1, temperature=1.0 if s.ead else s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
+                           stop=s.stop or None, seed=s.seed, logprobs=0, extra_args=schedule_xargs(s) or None)
+              for s in samplings]
     outputs = llm.generate([{"prompt_token_ids": ids} for ids in prompts], sampling_params=params, use_tqdm=False)
     results = []
     for output in outputs:
@@ -83,7 +88,12 @@ class VLLMEnginePolicy(HFPolicy):
         # does not use offset"), and every episode's turn is seeded: on CPU, whole prompts only (as tests/vllm_server).
         whole_prompts = {} if torch.cuda.is_available() else {"enable_chunked_prefill": False,
                                                                "max_num_batched_tokens": length}
-        self.llm = LLM(model=str(path), max_model_len=length, seed=0, **whole_prompts)
+        from sandmle.agents.policies.vllm_schedule import AnnealedTemperature
+
+        # Processed logprobs: each token's under the distribution it was drawn from (temperature, the annealed
+        # schedule, top-p), as the hf policy records them and importance weights need them.
+        self.llm = LLM(model=str(path), max_model_len=length, seed=0, logits_processors=[AnnealedTemperature],
+                       logprobs_mode="processed_logprobs", **whole_prompts)
 
     def _eos_ids(self) -> set[int]:
         ids = set(self._config_eos)
