@@ -20,7 +20,8 @@ def instant_successor(*, parent_dir: str, level: int, out_dir: str, reason: str,
     task_id = f"{lineage['root']}-l{level}-r{rng}"
     task_dir = Path(out_dir) / "tasks" / f"{Path(parent_dir).name}-{level}-{rng}" / task_id
     shutil.copytree(parent_dir, task_dir)
-    task = parent | {"task_id": task_id, "lineage": {"root": lineage["root"], "parent": parent["task_id"],
+    spec = parent["spec"] | {"difficulty": {**(parent["spec"].get("difficulty") or {}), "level": level}}
+    task = parent | {"task_id": task_id, "spec": spec, "lineage": {"root": lineage["root"], "parent": parent["task_id"],
                                                      "level": level, "reason": reason,
                                                      "root_spec": lineage["root_spec"]}}
     (task_dir / "task.json").write_text(json.dumps(task))

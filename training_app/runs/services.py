@@ -134,6 +134,10 @@ def step_store(*, run: TrainingRun, line: dict) -> None:
     TrainingMetric.objects.update_or_create(run=run, step=step, defaults={"metrics": line})
     if line.get("checkpoint"):
         TrainingCheckpoint.objects.update_or_create(run=run, step=step, defaults={"path": str(line["checkpoint"])})
+    if "successors_made" in line:  # an adaptive run: its accepted (and held) successors become tasks of the studio
+        from training_app.adaptive.services import adaptive_successors_sync
+
+        adaptive_successors_sync(run=run)
 
 
 def training_run_execute(*, run_id: int, worker: str = "") -> bool:
