@@ -71,6 +71,7 @@ def test_the_page_charts_each_lineage_and_tables_each_successor(client_for, audi
     assert marks["x"] == [2, 4] and marks["text"] == ["level 1", "level 2"]  # asked at steps 1 and 3
     other = [trace for trace in figure["data"] if trace["legendgroup"] == controller.slots[1].root]
     assert other[-1]["text"] == ["level -1"] and other[-1]["marker"]["color"] != marks["marker"]["color"]
+    assert 'id="frontier-curve"' in page  # the step lines' frontier_share and level_mean, on two axes
     rows = environment_log.successor_rows(run.output_dir + "/environments")
     assert rows[0]["outcome"] == "accepted" and rows[0]["task_id"] in page and "above the band" in page
 
