@@ -57,10 +57,10 @@ def adaptive_successors_sync(*, run: TrainingRun) -> list[SynthesizedTask]:
     return stored
 
 
-@transaction.atomic
 def adaptive_successor_decide(*, run: TrainingRun, task_id: str, user, approve: bool, reason: str) -> SynthesizedTask:
     """A reviewer's verdict on a waiting successor: recorded as a review of its task (the quorum rule applies), and
-    once the task is approved or rejected, the file the run's controller waits for."""
+    once the task is approved or rejected, the file the run's controller waits for. Not one transaction: the file is
+    written only after the review is committed, so no rolled-back decision can release a successor."""
     if not has_role(user, Role.REVIEWER):
         raise ServiceError("approving or rejecting a successor needs the reviewer role", field="user")
     env = environments_dir(run)
