@@ -6,6 +6,7 @@ reviewers approve or reject (the verdict written where the controller waits) and
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -42,8 +43,6 @@ def play_step(run, controller, step: int, by_task: dict[str, float]) -> None:
     """One step as the trainer would leave it: the controller's decisions, the step's episodes and its line."""
     saturate_first_task(controller, step)
     path = run.output_dir + f"/trajectories/step-{step:06d}.jsonl"
-    from pathlib import Path
-
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text("".join(json.dumps(_episode(task, total)) + "\n" for task, total in by_task.items()))
     step_store(run=run, line={"step": step, "reward_mean": 0.5, "trajectories": path} | controller.metrics([0]))
@@ -145,4 +144,4 @@ def test_a_reviewer_cannot_decide_a_successor_that_does_not_wait(client_for, hel
     response = client_for("reviewer").post(f"/training/{run.id}/successors/..%2Fescape/decide/",
                                            {"verdict": "approve", "reason": "x"})
     assert response.status_code in (302, 404)
-    assert not list((__import__("pathlib").Path(run.output_dir) / "environments").glob("**/*.approved"))
+    assert not list((Path(run.output_dir) / "environments").glob("**/*.approved"))
