@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from training_app.adaptive import views as adaptive_views
 from training_app.audits import views as audits_views
 from training_app.campaigns import views as campaigns_views
 from training_app.latency import views as latency_views
@@ -32,6 +33,9 @@ urlpatterns = [
     path("training/", runs_views.training_run_list, name="training-run-list"),
     path("training/compare/", runs_views.training_run_compare, name="training-run-compare"),
     path("training/<int:run_id>/", runs_views.training_run_detail, name="training-run-detail"),
+    path("training/<int:run_id>/successors/<str:task_id>/decide/", adaptive_views.successor_decide,
+         name="training-successor-decide"),
+    path("training/<int:run_id>/frontier-set/", adaptive_views.frontier_save, name="training-frontier-save"),
     path("training/<int:run_id>/metrics.json", runs_views.training_run_metrics, name="training-run-metrics"),
     path("training/<int:run_id>/steps/<int:step>/trajectories.jsonl", runs_views.training_step_trajectories,
          name="training-step-trajectories"),

@@ -67,8 +67,17 @@ def _read_json(path: Path) -> dict:
 
 
 def successor_store(*, run: FrontierRun, parent: SynthesizedTask, successor: dict) -> SynthesizedTask:
-    """A validated successor as a task waiting for review: its parent's seed, its own bundle, spec and ladder, and
-    its lineage. A successor already stored (the same spec from an earlier run) keeps its row and review state."""
+    """A frontier run's validated successor as a task waiting for review, linked to the run."""
+    task = successor_task_store(parent=parent, successor=successor, actor=run.created_by,
+                                origin=f"frontier run #{run.id} ({run.policy})")
+    FrontierSuccessor.objects.get_or_create(run=run, task=task)
+    return task
+
+
+def successor_task_store(*, parent: SynthesizedTask, successor: dict, origin: str, actor=None) -> SynthesizedTask:
+    """A validated successor (bundle_dir, task_id, level, reason) as a task waiting for review: its parent's seed,
+    its own bundle, spec and ladder, and its lineage; `origin` names what made it (a frontier run, a training run's
+    step). A successor already stored (the same spec from an earlier run) keeps its row and review state."""
     bundle = Path(successor["bundle_dir"])
     task_json = _read_json(bundle / "task.json")
     grading = _read_json(bundle / "private" / "grading.json")
@@ -86,16 +95,15 @@ def successor_store(*, run: FrontierRun, parent: SynthesizedTask, successor: dic
         modality=str((spec.get("dna") or {}).get("modality", parent.modality))[:16],
         task_type=str(grading.get("task_type") or parent.task_type)[:16], metric=metric[:32],
         milestones=dict(grading.get("milestones") or {}), ladder=ladder, spec=spec,
-        log=[{"stage": "frontier", "message": f"successor of {parent.task_id} at level {level} by frontier run "
-                                              f"#{run.id} ({run.policy}): {reason}"}],
+        log=[{"stage": "frontier", "message": f"successor of {parent.task_id} at level {level} by {origin}: "
+                                              f"{reason}"}],
         bundle_dir=str(bundle), bundle_sha256=str(task_json.get("bundle_sha256", ""))[:64],
         difficulty=task_difficulty(ladder=ladder, metric=metric),
         parent=parent, level=level, level_reason=reason,
     ))
     if created:
-        audit_record(task=task, actor=run.created_by, from_value="", to_value=Status.PENDING_REVIEW,
+        audit_record(task=task, actor=actor, from_value="", to_value=Status.PENDING_REVIEW,
                      reason=f"successor of {parent.task_id} at level {level}: {reason}", via=TaskAuditEntry.Via.FRONTIER)
-    FrontierSuccessor.objects.get_or_create(run=run, task=task)
     return task
 
 

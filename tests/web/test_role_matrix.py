@@ -65,7 +65,7 @@ RULES: dict[str, Rule] = {
     "campaign-episode-detail": READ, "campaign-episode-record": READ, "campaign-report-export": READ,
     "training-run-list": READ_LAUNCH, "training-run-detail": READ_LAUNCH, "training-run-metrics": READ,
     "training-step-trajectories": READ, "training-run-logs": READ, "training-step-groups": READ,
-    "training-step-sample": READ,
+    "training-step-sample": READ, "training-successor-decide": REVIEW, "training-frontier-save": Rule(post=C),
     "training-run-compare": READ, "campaign-compare": READ,
     "latency-list": READ_LAUNCH, "latency-detail": READ_LAUNCH,
     "latency-result-export": READ,

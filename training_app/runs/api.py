@@ -39,7 +39,9 @@ class TrainingRunInput(serializers.Serializer):
 
         fields = super().get_fields()
         kinds = {"int": serializers.IntegerField, "float": serializers.FloatField, "bool": serializers.BooleanField,
-                 "options": serializers.DictField}
+                 "options": serializers.DictField,
+                 "band": lambda **kw: serializers.ListField(child=serializers.FloatField(), max_length=4, **kw),
+                 "levels": lambda **kw: serializers.ListField(child=serializers.IntegerField(), max_length=4, **kw)}
         for entry in config_fields("grpo"):
             if entry["key"] in services.GRPO_SETTINGS and entry["key"] not in fields:
                 field = kinds.get(entry["type"], serializers.CharField)

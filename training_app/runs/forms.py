@@ -20,6 +20,11 @@ GROUPS = (
                                            "success_threshold", "loss_type", "masked_in_baseline",
                                            "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
                                            "weight_decay")),
+    ("Adaptive environments: a task the policy always or never solves is swapped for a harder or easier successor "
+     "of its lineage, made beside training", False, ("environments", "frontier_band", "frontier_evidence",
+                                                     "level_range", "max_versions_per_lineage", "adaptive_review",
+                                                     "successors_per_step", "max_pending_successors",
+                                                     "successor_timeout_s")),
     ("Evaluation", False, ("eval_task_set", "eval_every", "eval_samples")),
     ("Limits and memory", False, ("max_episode_tokens", "context_tokens", "step_timeout_s", "time_budget_s",
                                   "concurrency", "micro_batch_size", "seed", "bf16", "gradient_checkpointing")),
@@ -49,6 +54,10 @@ def _setting_field(entry: dict) -> forms.Field:
         return forms.IntegerField(**options)
     if entry["type"] == "float":
         return forms.FloatField(**options)
+    if entry["type"] in ("band", "levels"):  # two numbers as "LOW, HIGH"; the engine checks them (clean below)
+        options.update(initial=", ".join(str(v) for v in entry["default"]), help_text=help_text + " · e.g. "
+                       + ", ".join(str(v) for v in entry["default"]))
+        return forms.CharField(max_length=100, **options)
     return forms.CharField(max_length=500, **options)
 
 
@@ -124,6 +133,9 @@ class TrainingRunForm(forms.Form):
         cleaned = super().clean()
         if "scaffold_options" in cleaned:
             cleaned["scaffold_options"] = self._options(cleaned)
+        for key in PAIR_KEYS:
+            if cleaned.get(key):
+                cleaned[key] = pair_from_text(cleaned[key])
         given = {key: cleaned[key] for key in GRPO_SETTINGS if cleaned.get(key) not in (None, "", [])}
         for key, problem in setting_problems(given).items():
             self.add_error(key, problem)
@@ -158,6 +170,19 @@ class TrainingRunForm(forms.Form):
         """The cleaned values for training_run_create; blank settings are left to the engine's defaults."""
         values = dict(self.cleaned_data)
         return {key: value for key, value in values.items() if value not in (None, "", []) or key in ("name",)}
+
+
+PAIR_KEYS = ("frontier_band", "level_range")
+
+
+def pair_from_text(text: str) -> list | str:
+    """"0.3, 0.7" as [0.3, 0.7] (whole numbers as ints, so a level range stays whole); other text is left for the
+    engine's check to refuse with its own message."""
+    parts = [part.strip() for part in text.strip().strip("[]").split(",")]
+    try:
+        return [int(part) if part.lstrip("-").isdigit() else float(part) for part in parts]
+    except ValueError:
+        return text
 
 
 def options_text(options: dict) -> str:

@@ -16,7 +16,6 @@ from sandmle_web.dispatch import enqueue
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from sandmle.rl.config import config_fields
-from sandmle.rl.frontier_keys import ADAPTIVE_KEYS
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate
@@ -27,11 +26,7 @@ from training_app.shared.checkpoints import checkpoint_problem
 # Every setting of the engine's key table but the ones the studio fills itself (paths, LoRA from lora_r, the eval
 # tasks from a task set); blank ones keep the engine's defaults (SandMLE's released recipe).
 STUDIO_FILLED = ("model", "tasks", "eval_tasks", "output_dir", "lora", "dataset")
-# Adaptive environments run from `sandmle grpo`; the studio launches them once its run page can show each lineage
-# and its review queue can hold successors (the issue "Adaptive runs in the studio"), so its runs stay fixed.
-ENGINE_ONLY = ADAPTIVE_KEYS
-GRPO_SETTINGS = tuple(entry["key"] for entry in config_fields("grpo")
-                      if entry["key"] not in STUDIO_FILLED + ENGINE_ONLY)
+GRPO_SETTINGS = tuple(entry["key"] for entry in config_fields("grpo") if entry["key"] not in STUDIO_FILLED)
 SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to", "scaffold", "scaffold_options")
 
 
@@ -139,6 +134,10 @@ def step_store(*, run: TrainingRun, line: dict) -> None:
     TrainingMetric.objects.update_or_create(run=run, step=step, defaults={"metrics": line})
     if line.get("checkpoint"):
         TrainingCheckpoint.objects.update_or_create(run=run, step=step, defaults={"path": str(line["checkpoint"])})
+    if "successors_made" in line:  # an adaptive run: its accepted (and held) successors become tasks of the studio
+        from training_app.adaptive.services import adaptive_successors_sync
+
+        adaptive_successors_sync(run=run)
 
 
 def training_run_execute(*, run_id: int, worker: str = "") -> bool:

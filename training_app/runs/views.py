@@ -15,6 +15,8 @@ from studio.errors import ServiceError, form_errors_from
 from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
+from training_app.adaptive.figures import lineage_figure
+from training_app.adaptive.selectors import adaptive_view, frontier_now
 from training_app.models import TrainingMetric, TrainingRun
 from training_app.runs import figures, selectors, services
 from training_app.runs.figures import metric_figures
@@ -79,7 +81,12 @@ def training_run_detail(request, run_id):
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
     x, smoothing = figures.chart_options(request.GET)
+    adaptive = adaptive_view(run=run, show_rules=has_role(request.user, Role.REVIEWER))
+    if adaptive:
+        adaptive["figure"] = lineage_figure(rates=adaptive["rates"], level_changes=adaptive["level_changes"],
+                                            band=adaptive["band"])
     return render(request, "training/runs/training_run_detail.html", {
+        "adaptive": adaptive, "frontier": frontier_now(run) if adaptive else None,
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
         "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
         "config_items": sorted(training_run_shown_config(
