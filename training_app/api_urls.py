@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from training_app.adaptive import api as adaptive_api
 from training_app.audits import api as audits_api
 from training_app.campaigns import api as campaigns_api
 from training_app.latency import api as latency_api
@@ -28,6 +29,12 @@ urlpatterns = [
     path("training-runs/", runs_api.TrainingRunListApi.as_view(), name="api-training-run-list"),
     path("training-runs/<int:run_id>/", runs_api.TrainingRunDetailApi.as_view(), name="api-training-run-detail"),
     path("training-runs/<int:run_id>/cancel/", runs_api.TrainingRunCancelApi.as_view(), name="api-training-run-cancel"),
+    path("training-runs/<int:run_id>/environments/", adaptive_api.TrainingRunEnvironmentsApi.as_view(),
+         name="api-training-run-environments"),
+    path("training-runs/<int:run_id>/successors/<str:task_id>/decision/", adaptive_api.SuccessorDecisionApi.as_view(),
+         name="api-training-run-successor-decision"),
+    path("training-runs/<int:run_id>/frontier-set/", adaptive_api.FrontierSetApi.as_view(),
+         name="api-training-run-frontier-set"),
     path("training-runs/<int:run_id>/metrics/", runs_api.TrainingRunMetricsApi.as_view(),
          name="api-training-run-metrics"),
     # latency studies

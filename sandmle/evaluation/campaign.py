@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from sandmle.agents.policies.schedule import checked_schedule, sampling_schedule
+from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
 from sandmle.errors import UsageError
@@ -75,6 +75,8 @@ class CampaignSpec:
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
         self.scaffold_options = check_campaign_scaffold_options(self.scaffold_options, self.scaffolds)
+        from sandmle.rl.config import checked_schedule
+
         self.schedule = checked_schedule(self.schedule)
 
     def to_dict(self) -> dict:

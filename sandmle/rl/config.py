@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandmle.agents.policies.schedule import check_schedule, schedule_fields
+from sandmle.agents.policies.schedule import SCHEDULE_KEYS, check_schedule, schedule_fields
 from sandmle.errors import UsageError
 from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
 from sandmle.rl.presets import RUN_PRESET_NAMES
@@ -564,3 +564,20 @@ def save_resolved(config: TrainConfig, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def checked_schedule(given: Any) -> dict[str, Any]:
+    """A schedule given as a mapping (a campaign's or a rollout batch's `schedule`), checked by the key table: {} for
+    the constant schedule, else every key with its default filled in. ConfigError ("<key>: ...") names a bad key."""
+    if given in (None, {}):
+        return {}
+    if not isinstance(given, dict):
+        raise ConfigError("schedule", f"expected a mapping of {', '.join(SCHEDULE_KEYS)}")
+    unknown = sorted(set(given) - set(SCHEDULE_KEYS))
+    if unknown:
+        raise ConfigError(unknown[0], f"not a sampling schedule key (expected one of {', '.join(SCHEDULE_KEYS)})")
+    values = check_settings(dict(given), schedule_fields(Field))
+    problem = check_schedule(values)
+    if problem:
+        raise ConfigError(*problem.split(": ", 1))
+    return values if values["temperature_schedule"] == "annealed" else {}

@@ -95,7 +95,8 @@ RULES: dict[str, Rule] = {
     "api-campaign-list": READ_LAUNCH, "api-campaign-detail": READ, "api-campaign-cancel": CANCEL,
     "api-campaign-report": READ,
     "api-training-run-list": READ_LAUNCH, "api-training-run-detail": READ, "api-training-run-cancel": CANCEL,
-    "api-training-run-metrics": READ,
+    "api-training-run-metrics": READ, "api-training-run-environments": READ,
+    "api-training-run-successor-decision": REVIEW, "api-training-run-frontier-set": Rule(post=C),
     "api-latency-study-list": READ_LAUNCH, "api-latency-study-detail": READ, "api-latency-study-cancel": CANCEL,
     # audits: the evidence is the whole episode and any answers a leak reached, so reviewers only
     "audit-list": READ_LAUNCH, "audit-detail": READ_LAUNCH, "audit-evidence": Rule(get=R),

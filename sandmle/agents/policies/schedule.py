@@ -55,25 +55,6 @@ def check_schedule(values: dict) -> str | None:
     return None
 
 
-def checked_schedule(given: Any) -> dict[str, Any]:
-    """A schedule given as a mapping (a campaign's or a rollout batch's `schedule`), checked by the key table: {} for
-    the constant schedule, else every key with its default filled in. ConfigError ("<key>: ...") names a bad key."""
-    from sandmle.rl.config import ConfigError, Field, check_settings
-
-    if given in (None, {}):
-        return {}
-    if not isinstance(given, dict):
-        raise ConfigError("schedule", f"expected a mapping of {', '.join(SCHEDULE_KEYS)}")
-    unknown = sorted(set(given) - set(SCHEDULE_KEYS))
-    if unknown:
-        raise ConfigError(unknown[0], f"not a sampling schedule key (expected one of {', '.join(SCHEDULE_KEYS)})")
-    values = check_settings(dict(given), schedule_fields(Field))
-    problem = check_schedule(values)
-    if problem:
-        raise ConfigError(*problem.split(": ", 1))
-    return values if values["temperature_schedule"] == "annealed" else {}
-
-
 def sampling_schedule(values: dict) -> dict[str, Any]:
     """The SamplingParams fields for checked settings (a constant schedule leaves them at their defaults)."""
     if values.get("temperature_schedule", "constant") != "annealed":
