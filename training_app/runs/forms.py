@@ -19,7 +19,8 @@ GROUPS = (
                       "max_turns", "max_response_tokens", "temperature", "save_every")),
     # Exploratory Annealed Decoding, next to the temperature it replaces; folded, as it starts off (constant).
     ("Sampling schedule", False, SCHEDULE_KEYS),
-    ("Rollout mode and importance weights", False, ("rollout_mode", "max_staleness", "importance_sampling", "importance_sampling_cap")),
+    ("Rollout mode and importance weights", False, ("rollout_mode", "max_staleness", "importance_sampling",
+                                                    "importance_sampling_cap")),
     ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
                                            "success_threshold", "loss_type", "masked_in_baseline",
                                            "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
