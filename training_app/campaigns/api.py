@@ -16,6 +16,7 @@ from training_app.campaigns import selectors, services
 from training_app.campaigns.filters import CampaignFilter
 from training_app.models import EvalCampaign, RolloutBatch
 from training_app.shared.job_api import JobCancelApi, job_launch
+from training_app.shared.schedule_inputs import ScheduleField
 
 
 class CampaignInput(serializers.Serializer):
@@ -30,6 +31,7 @@ class CampaignInput(serializers.Serializer):
         child=serializers.DictField(), required=False, default=dict,
         help_text="per scaffold, {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}; "
                   "checked per scaffold, the option named in a 400")
+    schedule = ScheduleField()
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
     def validate(self, attrs):

@@ -4,6 +4,7 @@ from django import forms
 
 from training_app.models import RolloutBatch
 from training_app.shared.presentation import TURNS_HELP
+from training_app.shared.schedule_inputs import add_schedule_fields, clean_schedule, schedule_groups
 
 
 class CampaignForm(forms.Form):
@@ -25,6 +26,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+        add_schedule_fields(self)
 
     def clean_policies(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["policies"].splitlines() if line.strip()]
@@ -39,4 +41,8 @@ class CampaignForm(forms.Form):
             cleaned["scaffold_options"] = parse_option_pairs(lines, list(cleaned.get("scaffolds") or []))
         except UsageError as error:
             self.add_error("scaffold_options", str(error).replace("--scaffold-option ", "line "))
+        clean_schedule(self, cleaned)
         return cleaned
+
+    def groups(self) -> list[tuple[str, bool, list]]:
+        return schedule_groups(self, "Campaign")

@@ -22,7 +22,7 @@ from training_app.shared.model_roots import allowed_policy
 
 # The spec fields a caller sets; the task paths always come from the task set.
 SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature",
-               "scaffold_options")
+               "scaffold_options", "schedule")
 
 
 def _spec(campaign_spec: dict, task_set: TaskSet):
@@ -36,11 +36,14 @@ def _spec(campaign_spec: dict, task_set: TaskSet):
 def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[str], seeds: int = 3,
                     baseline: str | None = None, feedback: str = "score", max_turns: int = 15,
                     time_budget_s: float = 900.0, temperature: float = 1.0, scaffold_options: dict | None = None,
-                    name: str = "", user=None) -> EvalCampaign:
+                    schedule: dict | None = None, name: str = "", user=None) -> EvalCampaign:
     """Validate with the engine's own checks (its UsageError names the field) and queue the campaign.
 
     scaffold_options: {scaffold: {option: value}}, each column's preset and options, stored checked in the spec.
+    schedule: the sampling schedule's keys, stored as the engine checked them ({} when constant).
     """
+    from sandmle.agents.policies.schedule import SCHEDULE_KEYS
+
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
     if user is not None:  # local checkpoints only from the model roots, and only those the user may use
@@ -48,14 +51,17 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
         policies, baseline = [resolved[policy] for policy in policies], resolved.get(baseline, baseline)
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
               "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
-              "temperature": float(temperature), "scaffold_options": dict(scaffold_options or {})}
+              "temperature": float(temperature), "scaffold_options": dict(scaffold_options or {}),
+              "schedule": dict(schedule or {})}
     try:
         spec = _spec(values, task_set)
         spec.validate()
         values["scaffold_options"] = spec.scaffold_options  # typed by the engine (a form sends text)
+        values["schedule"] = spec.schedule  # every key filled in, so the page shows what ran
     except UsageError as error:
         field, _, problem = str(error).partition(": ")
-        raise ServiceError(problem or str(error), field=field if field in SPEC_FIELDS else "non_field_errors")
+        known = field in SPEC_FIELDS + SCHEDULE_KEYS
+        raise ServiceError(problem or str(error), field=field if known else "non_field_errors")
     # A local checkpoint is evaluated next to the model, on a GPU worker; served models and the baseline on CPU.
     target = Queue.GPU if any(policy.startswith("hf:") for policy in values["policies"]) else Queue.SANDBOX
     campaign = EvalCampaign.objects.create(name=name, task_set=task_set, spec=values, queue=target.value,

@@ -3,6 +3,7 @@
 from django import forms
 
 from training_app.models import RolloutBatch
+from training_app.shared.schedule_inputs import add_schedule_fields, clean_schedule, schedule_groups
 from training_app.shared.presentation import TURNS_HELP
 
 
@@ -22,6 +23,7 @@ class RolloutBatchForm(forms.Form):
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+        add_schedule_fields(self)
 
     def clean(self):
         from sandmle.agents.scaffolds.options import parse_option_pairs
@@ -35,4 +37,8 @@ class RolloutBatchForm(forms.Form):
                 cleaned["scaffold_options"] = parse_option_pairs(lines, [scaffold]).get(scaffold, {})
             except UsageError as error:
                 self.add_error("scaffold_options", str(error).replace("--scaffold-option ", "line "))
+        clean_schedule(self, cleaned)
         return cleaned
+
+    def groups(self) -> list[tuple[str, bool, list]]:
+        return schedule_groups(self, "Batch")

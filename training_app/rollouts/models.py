@@ -31,6 +31,8 @@ class RolloutBatch(Job):
     max_turns = models.PositiveIntegerField(default=15)
     # The scaffold's options and preset, checked by the engine (sandmle.agents.scaffolds.options).
     scaffold_options = models.JSONField(default=dict, blank=True)
+    # The sampling schedule's keys, checked by the engine (checked_schedule): {} samples at one temperature.
+    schedule = models.JSONField(default=dict, blank=True)
     queue = models.CharField(max_length=16, default="sandbox")
     task_names = ("workers.rollouts.run_rollout_batch",)
     summary = models.JSONField(default=dict, blank=True)

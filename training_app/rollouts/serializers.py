@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from training_app.models import RolloutBatch, Trajectory
+from training_app.shared.schedule_inputs import ScheduleField
 
 
 class RolloutBatchInput(serializers.Serializer):
@@ -16,6 +17,7 @@ class RolloutBatchInput(serializers.Serializer):
     scaffold_options = serializers.DictField(
         required=False, default=dict,
         help_text="the scaffold's {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}")
+    schedule = ScheduleField()
     name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
 
@@ -25,7 +27,7 @@ class RolloutBatchListOutput(serializers.ModelSerializer):
     class Meta:
         model = RolloutBatch
         fields = ["id", "name", "task_set", "scaffold", "policy", "samples", "concurrency", "feedback", "max_turns",
-                  "scaffold_options", "queue", "state", "progress", "progress_message", "error", "created_at", "started_at",
+                  "scaffold_options", "schedule", "queue", "state", "progress", "progress_message", "error", "created_at", "started_at",
                   "finished_at"]
 
 

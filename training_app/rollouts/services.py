@@ -46,11 +46,13 @@ def _check_policy(policy: str, *, user=None) -> str:
 @transaction.atomic
 def rollout_batch_create(
     *, task_set: TaskSet, scaffold: str, policy: str, samples: int = 1, concurrency: int = 2,
-    feedback: str = "score", max_turns: int = 15, scaffold_options: dict | None = None, name: str = "", user=None,
+    feedback: str = "score", max_turns: int = 15, scaffold_options: dict | None = None, schedule: dict | None = None,
+    name: str = "", user=None,
 ) -> RolloutBatch:
     """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker.
 
     scaffold_options: the scaffold's {option: value} or {"preset": ...}, checked by the engine with the key named.
+    schedule: the sampling schedule's keys (sandmle/agents/policies/schedule.py), stored checked ({} when constant).
     """
     if scaffold not in RolloutBatch.Scaffold.values:
         raise ServiceError(f"expected one of {', '.join(RolloutBatch.Scaffold.values)}", field="scaffold")
@@ -70,12 +72,20 @@ def rollout_batch_create(
         scaffold_options = check_scaffold_options(scaffold, scaffold_options or {})
     except UsageError as error:
         raise ServiceError(str(error), field="scaffold_options") from None
+    from sandmle.agents.policies.schedule import checked_schedule
+    from sandmle.rl.config import ConfigError
+
+    try:
+        schedule = checked_schedule(schedule or {})
+    except ConfigError as error:
+        raise ServiceError(str(error).partition(": ")[2], field=error.key) from None
     if not task_set.tasks.exists():
         raise ServiceError("the task set has no tasks", field="task_set")
     queue = Queue.GPU if policy.startswith("hf:") else Queue.SANDBOX
     batch = RolloutBatch.objects.create(
         name=name, task_set=task_set, scaffold=scaffold, policy=policy, samples=samples, concurrency=concurrency,
-        feedback=feedback, max_turns=max_turns, scaffold_options=scaffold_options, queue=queue.value, created_by=user,
+        feedback=feedback, max_turns=max_turns, scaffold_options=scaffold_options, schedule=schedule,
+        queue=queue.value, created_by=user,
     )
     enqueue("workers.rollouts.run_rollout_batch", args=(batch.id,), queue=queue)
     return batch
@@ -105,6 +115,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     Episodes run on the engine's threads; every database write happens here, in the job's own thread, so
     SQLite sees one writer and a test's transaction sees the rows.
     """
+    from sandmle.agents.policies.base import SamplingParams
+    from sandmle.agents.policies.schedule import sampling_schedule
     from sandmle.failures import EpisodeFailures
     from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
@@ -134,7 +146,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
         try:
             _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
             config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns,
-                                   scaffold_options=dict(batch.scaffold_options or {}))
+                                   scaffold_options=dict(batch.scaffold_options or {}),
+                                   sampling=SamplingParams(**sampling_schedule(batch.schedule or {})))
             # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
             options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
             outcome["trajectories"] = run_batch(

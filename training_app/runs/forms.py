@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.html import format_html, format_html_join
 
+from sandmle.agents.policies.schedule import SCHEDULE_KEYS
 from training_app.runs.services import GRPO_SETTINGS
 from training_app.shared.checkpoints import checkpoint_refusal
 from training_app.shared.presentation import FEEDBACK_LABELS, SCAFFOLD_LABELS
@@ -16,6 +17,10 @@ GROUPS = (
     ("Recipe", True, ("steps", "epochs", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold",
                       "scaffold_options", "feedback",
                       "max_turns", "max_response_tokens", "temperature", "save_every")),
+    # Exploratory Annealed Decoding, next to the temperature it replaces; folded, as it starts off (constant).
+    ("Sampling schedule", False, SCHEDULE_KEYS),
+    ("Rollout mode and importance weights", False, ("rollout_mode", "max_staleness", "importance_sampling",
+                                                    "importance_sampling_cap")),
     ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
                                            "success_threshold", "loss_type", "masked_in_baseline",
                                            "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
