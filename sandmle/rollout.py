@@ -6,10 +6,8 @@ import json
 import logging
 import re
 import statistics
-import threading
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -328,38 +326,32 @@ def run_batch(
     get_scaffold(scaffold)
     check_scaffold_options(scaffold, config.scaffold_options)  # a bad option fails before any episode runs
     from sandmle.generation import generation_policy
+    from sandmle.generation.episodes import run_episodes
 
     policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
     policy = generation_policy(policy, max_batch=concurrency, stats=stats)
     own_pool = pool is None
     pool = _make_pool(concurrency) if own_pool else pool
-    callback_lock = threading.Lock()
 
-    def one(job: tuple[int, Path, int]) -> Trajectory | None:
+    def one(job: tuple[int, Path, int]) -> Trajectory:
         group, task_dir, sample_index = job
-        if should_cancel is not None and should_cancel():
-            return None
-        group_id = f"{group}:{_task_id(Path(task_dir))}"
-        try:
-            with policy.episode():
-                trajectory = run_episode(Path(task_dir), scaffold=scaffold, policy=policy, config=config, pool=pool,
-                                         sample_index=sample_index, group_id=group_id)
-        except Exception as error:  # run_episode catches its own failures; this keeps the episode if that fails too
-            trajectory = Trajectory(task_id=_task_id(Path(task_dir)), scaffold=scaffold,
-                                    policy=getattr(policy, "name", "policy"), sample_index=sample_index,
-                                    group_id=group_id, feedback=config.feedback)
-            _fail(trajectory, error, None, task_dir=Path(task_dir), workdir=Path(task_dir))
-        if on_trajectory is not None:
-            with callback_lock:
-                on_trajectory(trajectory)
+        return run_episode(task_dir, scaffold=scaffold, policy=policy, config=config, pool=pool,
+                           sample_index=sample_index, group_id=f"{group}:{_task_id(task_dir)}")
+
+    def failed(job: tuple[int, Path, int], error: Exception) -> Trajectory:
+        # run_episode catches its own failures; this keeps the episode if that fails too
+        group, task_dir, sample_index = job
+        trajectory = Trajectory(task_id=_task_id(task_dir), scaffold=scaffold, policy=getattr(policy, "name", "policy"),
+                                sample_index=sample_index, group_id=f"{group}:{_task_id(task_dir)}",
+                                feedback=config.feedback)
+        _fail(trajectory, error, None, task_dir=task_dir, workdir=task_dir)
         return trajectory
 
     jobs = [(group, Path(task_dir), k) for group, task_dir in enumerate(task_dirs) for k in range(samples)
             if not skip or (_task_id(Path(task_dir)), k) not in skip]
     try:
-        policy.expect(min(concurrency, len(jobs)))
-        with ThreadPoolExecutor(max_workers=concurrency) as executor:
-            results = list(executor.map(one, jobs))
+        results = run_episodes(jobs, one, policy=policy, concurrency=concurrency, on_error=failed,
+                               on_result=on_trajectory, should_cancel=should_cancel)
     finally:
         close = getattr(pool, "close", None) if own_pool else None
         if close:
@@ -377,11 +369,11 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
     latency, format rate, termination counts, the episodes that ended in an error (how many, the commonest reason),
     and with the batch's GenerationStats its generation figures (calls, mean batch size, tokens/s,
     generation/sandbox/wait s)."""
+    from sandmle.evaluation.metrics import outcome_rates
     from sandmle.evaluation.reward_schemes import scheme_comparison
     from sandmle.failures import tally_failures
 
     count = len(trajectories)
-    grades = [t.grade or {} for t in trajectories]
     latencies = [t.mean_step_latency_s for t in trajectories if t.mean_step_latency_s is not None]
     schemes = sorted({name for t in trajectories for name in t.rewards})
     terminations: dict[str, int] = {}
@@ -389,9 +381,7 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
         terminations[t.termination] = terminations.get(t.termination, 0) + 1
     return {
         "episodes": count,
-        "valid_rate": sum(bool(g.get("valid_submission")) for g in grades) / count if count else 0.0,
-        "medal_rate": sum(bool(g.get("any_medal")) for g in grades) / count if count else 0.0,
-        "above_median_rate": sum(bool(g.get("above_median")) for g in grades) / count if count else 0.0,
+        **outcome_rates((t.grade for t in trajectories), names=("valid_rate", "medal_rate", "above_median_rate")),
         "mean_reward": {name: statistics.fmean(t.rewards[name]["total"] for t in trajectories if name in t.rewards)
                         for name in schemes},
         # Dense against sparse on the same episodes; a task's samples are the group GRPO would normalise.

@@ -21,6 +21,18 @@ RATE_FIELDS = {
 METRICS = (*RATE_FIELDS, "human_rank", "mean_turns", "mean_tokens", "mean_wall_s")
 
 
+def outcome_rates(grades, names=("valid_rate", "medal_rate")) -> dict[str, float]:
+    """The share of grades (GradeReport dicts; None counts as an empty one) with each outcome in `names`, keys of
+    RATE_FIELDS; 0.0 each over no grades. The one place a rollout summary, a GRPO step, its eval and a campaign count:
+
+    - valid: the grader scored the submission (`valid_submission`: it exists and passed the format checks);
+    - medal: the score reached at least the bronze threshold (`any_medal`: gold, silver or bronze).
+    """
+    grades = [grade or {} for grade in grades]
+    return {name: sum(bool(grade.get(RATE_FIELDS[name])) for grade in grades) / len(grades) if grades else 0.0
+            for name in names}
+
+
 def mean_sem(values) -> tuple[float | None, float | None]:
     """Mean and standard error of the mean (sample standard deviation / sqrt(n)); SEM 0.0 for one value, both None for none."""
     values = [float(value) for value in values]
@@ -86,7 +98,7 @@ def policy_calls(trajectory: dict) -> int:
 def _episode_values(episode: dict) -> dict[str, float]:
     report = episode.get("report") or {}
     trajectory = episode.get("trajectory") or {}
-    values = {name: float(bool(report.get(field))) for name, field in RATE_FIELDS.items()}
+    values = outcome_rates([report], names=RATE_FIELDS)
     values["human_rank"] = float(report.get("position_score") or 0.0)
     values["mean_turns"] = float(episode_turns(trajectory))
     values["mean_tokens"] = float(episode_tokens(trajectory))

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.errors import UsageError
+from sandmle.evaluation.metrics import outcome_rates
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
@@ -298,8 +299,7 @@ class GRPORun:
         components = reward_component_means(records, reward_scheme=self.config.reward)
         log_to_trackers(trainer, "eval_reward_components", components)
         return {"eval_reward_mean": sum(rewards) / count, "eval_reward_components": components,
-                "eval_valid_rate": sum(bool((r.get("grade") or {}).get("valid_submission")) for r in records) / count,
-                "eval_medal_rate": sum(bool((r.get("grade") or {}).get("any_medal")) for r in records) / count,
+                **{f"eval_{name}": rate for name, rate in outcome_rates(r.get("grade") for r in records).items()},
                 "eval_s": time.monotonic() - started}
 
     def close(self) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import statistics
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from sandmle.evaluation.metrics import episode_turns
+from sandmle.evaluation.metrics import episode_turns, outcome_rates
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
+from sandmle.generation.episodes import run_episodes
 from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
 
 # Episodes that ran out of wall-clock time are cut mid-thought, and an error stopped the policy mid-episode: their
@@ -146,14 +146,10 @@ def run_groups(task_dirs: list[Path], task_indices: list[int], *, group_size: in
         group, index, k = job
         slot = first_slot + group * group_size + k
         task_dir = task_dirs[index]
-        with policy.episode():
-            return episode_fn(task_dir, scaffold=scaffold, policy=policy, config=config, pool=pool, sample_index=slot,
-                              group_id=f"{first_slot + group * group_size}:{Path(task_dir).name}")
+        return episode_fn(task_dir, scaffold=scaffold, policy=policy, config=config, pool=pool, sample_index=slot,
+                          group_id=f"{first_slot + group * group_size}:{Path(task_dir).name}")
 
-    workers = max(1, min(concurrency, len(jobs)))
-    policy.expect(workers)
-    with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(executor.map(one, jobs))
+    return run_episodes(jobs, one, policy=policy, concurrency=concurrency)
 
 
 def group_has_spread(samples: list[EpisodeSample]) -> bool:
@@ -196,12 +192,10 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str 
     """The rollout half of a metrics.jsonl line."""
     rewards = [s.reward for s in rollouts.samples if s.reward is not None]
     groups = [rollouts.samples[i:i + group_size] for i in range(0, len(rollouts.samples), group_size)]
-    grades = [t.get("grade") or {} for t in rollouts.trajectories]
     turns = [episode_turns(t) for t in rollouts.trajectories]
     terminations: dict[str, int] = {}
     for t in rollouts.trajectories:
         terminations[t["termination"]] = terminations.get(t["termination"], 0) + 1
-    count = len(rollouts.trajectories) or 1
     mask_reasons: dict[str, int] = {}
     for sample in rollouts.samples:
         if sample.mask_reason is not None:
@@ -214,8 +208,7 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str 
         "reward_components": reward_component_means(rollouts.trajectories, reward_scheme=reward_scheme,
                                                     counted=[s.reward is not None for s in rollouts.samples]),
         "zero_std_group_share": sum(not group_has_spread(g) for g in groups) / len(groups) if groups else 0.0,
-        "valid_rate": sum(bool(g.get("valid_submission")) for g in grades) / count,
-        "medal_rate": sum(bool(g.get("any_medal")) for g in grades) / count,
+        **outcome_rates(t.get("grade") for t in rollouts.trajectories),
         "mean_turns": statistics.fmean(turns) if turns else 0.0,
         "tokens": sum(sum(s.env_mask) for s in rollouts.samples),
         "sequence_tokens": sum(len(s.prompt_ids) + len(s.completion_ids) for s in rollouts.samples),

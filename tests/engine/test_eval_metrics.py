@@ -8,7 +8,7 @@ import math
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.evaluation.metrics import best_of_k, cell_metrics, human_rank, mean_sem
+from sandmle.evaluation.metrics import best_of_k, cell_metrics, human_rank, mean_sem, outcome_rates
 from sandmle.evaluation.transfer import report_csv, report_table, transfer_report
 
 
@@ -36,6 +36,12 @@ def test_best_of_k_is_the_brute_force_mean_over_every_k_subset(tasks):
 def test_best_of_k_refuses_k_beyond_the_repeats():
     with pytest.raises(UsageError, match="^k: "):
         best_of_k([[True, False]], 3)
+
+
+def test_outcome_rates_count_valid_and_medal_grades_over_every_episode():
+    grades = [{"valid_submission": True, "any_medal": True}, {"valid_submission": True}, None, {}]
+    assert outcome_rates(grades) == {"valid_rate": 0.5, "medal_rate": 0.25}
+    assert outcome_rates([], names=("above_median_rate",)) == {"above_median_rate": 0.0}
 
 
 def test_human_rank_is_mle_dojo_position_score():
