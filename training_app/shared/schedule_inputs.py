@@ -33,8 +33,8 @@ def add_schedule_fields(form: forms.Form) -> None:
 def clean_schedule(form: forms.Form, cleaned: dict) -> None:
     """Moves the schedule's keys out of `cleaned` into one checked `schedule` ({} for the constant one); a bad key
     is an error on its own field."""
-    from sandmle.agents.policies.schedule import SCHEDULE_KEYS, checked_schedule
-    from sandmle.rl.config import ConfigError
+    from sandmle.agents.policies.schedule import SCHEDULE_KEYS
+    from sandmle.rl.config import ConfigError, checked_schedule
 
     given = {key: cleaned.pop(key) for key in SCHEDULE_KEYS if key in cleaned}
     try:
@@ -67,7 +67,7 @@ class ScheduleField(serializers.DictField):
         super().__init__(required=False, default=dict, **kwargs)
 
     def to_internal_value(self, data):
-        from sandmle.agents.policies.schedule import checked_schedule
+        from sandmle.rl.config import checked_schedule
         from sandmle.rl.config import ConfigError
 
         try:
