@@ -7,6 +7,7 @@ from django import forms
 from django.utils.html import format_html, format_html_join
 
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS
+from sandmle.rl.frontier_keys import ADAPTIVE_KEYS
 from training_app.runs.services import GRPO_SETTINGS
 from training_app.shared.checkpoints import checkpoint_refusal
 from training_app.shared.presentation import FEEDBACK_LABELS, SCAFFOLD_LABELS
@@ -26,10 +27,7 @@ GROUPS = (
                                            "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
                                            "weight_decay")),
     ("Adaptive environments: a task the policy always or never solves is swapped for a harder or easier successor "
-     "of its lineage, made beside training", False, ("environments", "frontier_band", "frontier_evidence",
-                                                     "level_range", "max_versions_per_lineage", "adaptive_review",
-                                                     "successors_per_step", "max_pending_successors",
-                                                     "successor_timeout_s")),
+     "of its lineage, made beside training", False, ADAPTIVE_KEYS),
     ("Evaluation", False, ("eval_task_set", "eval_every", "eval_samples")),
     ("Limits and memory", False, ("max_episode_tokens", "context_tokens", "step_timeout_s", "time_budget_s",
                                   "concurrency", "micro_batch_size", "seed", "bf16", "gradient_checkpointing")),
