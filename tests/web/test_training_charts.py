@@ -90,3 +90,16 @@ def test_evaluation_reward_is_split_by_component_beside_the_steps_split():
     # A line whose components are not a mapping (a hand-edited or foreign metrics file) draws nothing, not a 500.
     assert "eval_reward_parts" not in metric_figures([{"step": 1, "eval_reward_mean": 0.1,
                                                        "eval_reward_components": ["format", 0.1]}])
+
+
+def test_annealed_and_async_runs_chart_their_own_quantities_and_other_runs_do_not():
+    lines = [line | {"reply_temperature_first": 1.0, "reply_temperature_last": 0.1, "reply_entropy_first": 5.2,
+                     "reply_entropy_last": 0.4, "staleness_max": 1, "rollout_wait_s": 0.3} for line in LINES]
+    figures = metric_figures(lines)
+    assert [trace["name"] for trace in figures["reply_temperature"]["data"]] == ["reply temperature first",
+                                                                                  "reply temperature last"]
+    assert figures["reply_entropy"]["data"][1]["y"] == [0.4, 0.4, 0.4]
+    axes = {trace["name"]: trace.get("yaxis", "y") for trace in figures["staleness"]["data"]}
+    assert axes == {"staleness max": "y", "rollout wait s": "y2"}
+    assert figures["staleness"]["layout"]["yaxis2"]["title"]["text"] == "wait (s)"
+    assert not {"reply_temperature", "reply_entropy", "staleness"} & set(metric_figures(LINES))

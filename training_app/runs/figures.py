@@ -10,7 +10,7 @@ from studio.charts import TEMPLATE  # one look for every chart of the studio
 # The rollout engine's batching figures (#23); drawn when the lines carry them. Calls per step and replies per call
 # share a chart on two axes; throughput has its own (one quantity per axis).
 GENERATION_KEYS = ("generate_calls", "mean_batch_size")
-SECONDARY = {"mean_batch_size": "replies per call", "level_mean": "mean level"}
+SECONDARY = {"mean_batch_size": "replies per call", "level_mean": "mean level", "rollout_wait_s": "wait (s)"}
 TIME_KEYS = ("generation_s", "sandbox_s", "wait_s", "update_s")
 # (figure name, title, y label, keys, y range): the curves of one run, and the ones compare overlays.
 CURVES = (
@@ -27,6 +27,13 @@ CURVES = (
     ("throughput", "Generation throughput (model policies only)", "tokens / s", ("tokens_per_s",), None),
     ("frontier", "Adaptive environments: drawn tasks inside the band (left), mean level (right)", "share in band",
      ("frontier_share", "level_mean"), [-0.02, 1.02]),
+    # The sampled distributions where replies open and where they close (temperature_schedule annealed: hot, then cool).
+    ("reply_temperature", "Sampling temperature where replies open and close", "temperature",
+     ("reply_temperature_first", "reply_temperature_last"), None),
+    ("reply_entropy", "Entropy where replies open and close", "nats", ("reply_entropy_first", "reply_entropy_last"),
+     None),
+    ("staleness", "Async rollouts: largest lag of a trained sample (left), the trainer's wait for them (right)",
+     "versions", ("staleness_max", "rollout_wait_s"), None),
 )
 X_AXES = {"step": "step", "wall": "wall time (s)"}
 SMOOTHING = (0.0, 0.6, 0.9)
