@@ -3,8 +3,6 @@ store verdicts and degenerate scores; and the gate a training launch passes."""
 
 from __future__ import annotations
 
-import queue
-import threading
 import uuid
 from pathlib import Path
 
@@ -15,7 +13,8 @@ from sandmle.audit.coverage import bundle_digest, coverage_record
 from sandmle.audit.summary import verdict_line
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.job_loop import run_job
+from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
@@ -100,44 +99,27 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
         attacks=[attack.name for attack in _chosen_attacks(config)], scaffolds=list(config.scaffolds),
         tasks={task_id: bundle_digest(path) for task_id, path in tasks.items()}, reward=config.reward))
     done = set(audit.verdicts.values_list("task_id", "scaffold", "attack"))
-    finished: queue.Queue = queue.Queue()
-    outcome: dict = {}
-    cancelled = threading.Event()
-
-    def play() -> None:
-        try:
-            outcome["report"] = run_audit(task_dirs, out_dir=Path(audit.out_dir), config=config, done=done,
-                                          on_verdict=lambda verdict: finished.put(verdict.to_dict()),
-                                          should_cancel=cancelled.is_set)
-        except Exception as error:  # reported on the row below
-            outcome["error"] = error
-
-    runner = threading.Thread(target=play, name=f"audit-{audit.id}", daemon=True)
-    runner.start()
     total = max(audit.planned, 1)
-    while runner.is_alive() or not finished.empty():
-        try:
-            verdict = finished.get(timeout=0.2)
-        except queue.Empty:
-            if not TaskSetAudit.beat(audit.id):
-                cancelled.set()
-            continue
+
+    def play(put, should_stop):
+        return run_audit(task_dirs, out_dir=Path(audit.out_dir), config=config, done=done,
+                         on_verdict=lambda verdict: put(verdict.to_dict()), should_cancel=should_stop)
+
+    def store(verdict: dict):
         verdict_store(audit=audit, verdict=verdict)
         stored = audit.verdicts.count()
-        if not TaskSetAudit.beat(audit.id, progress=stored / total, message=f"{stored} of {total} episodes stored"):
-            cancelled.set()
-    runner.join()
-    if "error" in outcome:
-        error = outcome["error"]
-        TaskSetAudit.finish(audit.id, state=JobState.FAILED, error=describe_failure(error))
-        raise error
-    report = outcome["report"]
+        return stored / total, f"{stored} of {total} episodes stored"
+
+    run = run_job(TaskSetAudit, audit.id, engine=play, store=store)
+    if run.error is not None:
+        run.fail()
+    report = run.result
     for score in report.degenerate:
         DegenerateScore.objects.update_or_create(
             audit=audit, task_id=score["task_id"], solution=score["solution"],
             defaults={"score": score["score"], "milestone": score["milestone"] or "", "valid": score["valid"],
                       "medal": score["medal"]})
-    complete = audit.verdicts.count() >= audit.planned and not cancelled.is_set()
+    complete = audit.verdicts.count() >= audit.planned and not run.cancelled
     failing = audit.verdicts.filter(passed=False).count()
     contained = audit.verdicts.filter(passed=True).count()
     summary = {"episodes": audit.verdicts.count(), "contained": contained,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import queue
-import threading
 import uuid
 from pathlib import Path
 
@@ -13,7 +11,8 @@ from django.db import IntegrityError, transaction
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.job_loop import run_job
+from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
@@ -111,49 +110,29 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
         return False
     campaign = EvalCampaign.objects.select_related("task_set").get(id=campaign_id)
     total = max(campaign.total_episodes, 1)
-    finished: queue.Queue = queue.Queue()
-    outcome: dict = {}
-    cancelled = threading.Event()
     spec = _spec(campaign.spec, campaign.task_set)  # read here: the engine's threads never touch the database
     # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
     options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} \
         if any(policy.startswith("openai:") for policy in spec.policies) else {}
 
-    def episodes() -> None:
-        try:
-            outcome["report"] = run_campaign(spec, Path(campaign.out_dir),
-                                             on_episode=finished.put, should_stop=cancelled.is_set,
-                                             policy_options=options)
-        except Exception as error:  # reported on the row below
-            outcome["error"] = error
-
-    runner = threading.Thread(target=episodes, name=f"campaign-{campaign.id}", daemon=True)
-    runner.start()
-    while runner.is_alive() or not finished.empty():
-        try:
-            record = finished.get(timeout=0.2)
-        except queue.Empty:
-            if not EvalCampaign.beat(campaign.id):
-                cancelled.set()
-            continue
+    def store(record: dict):
         episode_store(campaign=campaign, record=record)
         stored = campaign.episodes.count()
-        if not EvalCampaign.beat(campaign.id, progress=stored / total, message=f"{stored} of {total} episodes stored"):
-            cancelled.set()
-    runner.join()
+        return stored / total, f"{stored} of {total} episodes stored"
+
+    run = run_job(EvalCampaign, campaign.id, store=store, engine=lambda put, should_stop: run_campaign(
+        spec, Path(campaign.out_dir), on_episode=put, should_stop=should_stop, policy_options=options))
     # Episodes the file holds but the rows lack (a worker killed between the two writes) are stored now.
     stored_keys = set(campaign.episodes.values_list("key", flat=True))
     for record in read_episodes(Path(campaign.out_dir)):
         if record["key"] not in stored_keys:
             episode_store(campaign=campaign, record=record)
-    if "error" in outcome:
-        error = outcome["error"]
-        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=describe_failure(error))
-        raise error
-    report = outcome["report"]
+    if run.error is not None:
+        run.fail()
+    report = run.result
     EvalCampaign.objects.filter(id=campaign.id).update(report=report)
     failures = EpisodeFailures.from_dict(report.get("failures") or {})
-    if not report.get("complete", False) or cancelled.is_set():
+    if not report.get("complete", False) or run.cancelled:
         EvalCampaign.finish(campaign.id, state=JobState.CANCELLED)
     elif failures.every_episode_failed:  # not "succeeded" with medal rates of 0: the page says why
         EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=failures.job_error())

@@ -3,9 +3,7 @@ worker."""
 
 from __future__ import annotations
 
-import queue
 import shutil
-import threading
 import uuid
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from django.db import transaction
 
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
+from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
@@ -118,46 +117,30 @@ def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
     if not LatencyStudy.claim(study_id, worker=worker):
         return False
     study = LatencyStudy.objects.select_related("task").get(id=study_id)
-    events: queue.Queue = queue.Queue()
-    outcome: dict = {}
-    cancelled = threading.Event()
-    options = {"seeds": study.seeds, "pipelines": pipeline_subset(study.pipelines),
-               "progress": lambda done, total, message: events.put((done / total, message)),
-               "should_stop": cancelled.is_set}
     spec = TaskSpec.from_dict(study.task.spec) if study.task_id and study.task else None
     engine_seed = seed_engine_object(seed=study.seed) if study.seed_id and study.seed else None
+    pipelines = pipeline_subset(study.pipelines)
 
-    def run() -> None:
-        try:
-            if study.table_path:
-                outcome["result"] = latency_study_csv(Path(study.table_path), target=study.target,
-                                                      rows=study.full_rows, **options)
-            elif spec is not None:
-                outcome["result"] = latency_study(spec, full_rows=study.full_rows, **options)
-            elif engine_seed is not None:
-                drawn = spec_from_dna(extract_dna(engine_seed), seed_name=engine_seed.name, rng=0)
-                outcome["result"] = latency_study(drawn, full_rows=study.full_rows, **options)
-            else:
-                raise UsageError("the study's task or seed was deleted")
-        except Exception as error:  # reported on the row below
-            outcome["error"] = error
+    def run_study(put, should_stop):
+        options = {"seeds": study.seeds, "pipelines": pipelines,
+                   "progress": lambda done, total, message: put((done / total, message)), "should_stop": should_stop}
+        if study.table_path:
+            return latency_study_csv(Path(study.table_path), target=study.target, rows=study.full_rows, **options)
+        if spec is not None:
+            return latency_study(spec, full_rows=study.full_rows, **options)
+        if engine_seed is not None:
+            drawn = spec_from_dna(extract_dna(engine_seed), seed_name=engine_seed.name, rng=0)
+            return latency_study(drawn, full_rows=study.full_rows, **options)
+        raise UsageError("the study's task or seed was deleted")
 
-    runner = threading.Thread(target=run, name=f"latency-{study.id}", daemon=True)
-    runner.start()
-    while runner.is_alive() or not events.empty():
-        try:
-            fraction, message = events.get(timeout=1.0)
-        except queue.Empty:
-            fraction, message = None, None
-        if not LatencyStudy.beat(study.id, progress=fraction, message=message):
-            cancelled.set()
-    runner.join()
+    # Each item is already (fraction, message); a step can be long, so the loop beats between items too.
+    run = run_job(LatencyStudy, study.id, engine=run_study, store=lambda progress: progress, poll_s=1.0)
     try:
-        if "error" in outcome:
-            error = outcome["error"]
+        if run.error is not None:
+            error = run.error
             LatencyStudy.finish(study.id, state=JobState.FAILED, error=f"{type(error).__name__}: {error}")
             return True
-        result = outcome["result"]
+        result = run.result
         LatencyStudy.objects.filter(id=study.id).update(result=result)
         LatencyStudy.finish(study.id, state=JobState.SUCCEEDED if result["complete"] else JobState.CANCELLED)
         return True

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import queue
-import threading
 from pathlib import Path
 
 from django.conf import settings
@@ -11,7 +9,8 @@ from django.db import IntegrityError, transaction
 
 from sandmle.evaluation.metrics import episode_turns
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.job_loop import run_job
+from sandmle_web.jobs import JobState
 from sandmle_web.llm_hosts import openai_policy_refusal
 from sandmle_web.queues import Queue
 from studio.errors import ServiceError
@@ -130,9 +129,6 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     # A batch taken up again after its worker died runs only the episodes it has no trajectory for yet.
     finished_before = {(task_id, sample) for task_id, sample in
                        Trajectory.objects.filter(batch=batch).values_list("task__task_id", "sample_index")}
-    finished: queue.Queue = queue.Queue()
-    outcome: dict = {}
-    cancelled = threading.Event()
     if batch.created_by_id and batch.policy.startswith("hf:"):
         # In the job's thread (the database is this thread's): may the creator still load this checkpoint?
         try:
@@ -142,47 +138,38 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
             return True
     stats = GenerationStats()  # this attempt's generation (a resumed batch's earlier attempts are not counted)
 
-    def episodes() -> None:
-        try:
-            _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
-            config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns,
-                                   scaffold_options=dict(batch.scaffold_options or {}),
-                                   sampling=SamplingParams(**sampling_schedule(batch.schedule or {})))
-            # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
-            options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
-            outcome["trajectories"] = run_batch(
-                sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
-                policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
-                on_trajectory=finished.put, should_cancel=cancelled.is_set, policy_options=options,
-                skip=finished_before, stats=stats,
-            )
-        except Exception as error:  # reported on the row below
-            outcome["error"] = error
+    def episodes(put, should_stop):
+        _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
+        config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns,
+                               scaffold_options=dict(batch.scaffold_options or {}),
+                               sampling=SamplingParams(**sampling_schedule(batch.schedule or {})))
+        # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
+        options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
+        return run_batch(
+            sorted(Path(task.bundle_dir) for task in tasks.values()), scaffold=batch.scaffold,
+            policy_spec=batch.policy, samples=batch.samples, concurrency=batch.concurrency, config=config,
+            on_trajectory=put, should_cancel=should_stop, policy_options=options,
+            skip=finished_before, stats=stats,
+        )
 
-    runner = threading.Thread(target=episodes, name=f"rollout-batch-{batch.id}", daemon=True)
-    runner.start()
     stored = len(finished_before)
-    while runner.is_alive() or not finished.empty():
-        try:
-            trajectory = finished.get(timeout=0.2)
-        except queue.Empty:
-            continue
+
+    def store(trajectory):
+        nonlocal stored
         trajectory_store(batch=batch, task=tasks[trajectory.task_id], record=trajectory.to_dict())
         stored += 1
-        message = f"{stored} of {total} episodes stored"
-        if not RolloutBatch.beat(batch.id, progress=stored / max(total, 1), message=message):
-            cancelled.set()
-    runner.join()
-    if "error" in outcome:
-        error = outcome["error"]
-        RolloutBatch.finish(batch.id, state=JobState.FAILED, error=describe_failure(error))
-        raise error
+        return stored / max(total, 1), f"{stored} of {total} episodes stored"
+
+    # No beat while idle: a batch's progress beats come with its episodes (the heartbeat thread keeps it alive).
+    run = run_job(RolloutBatch, batch.id, engine=episodes, store=store, beat_when_idle=False)
+    if run.error is not None:
+        run.fail()
     # The summary covers every stored episode, those of earlier attempts included.
     everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
     summary = summarize(everything, stats=stats)
     RolloutBatch.objects.filter(id=batch.id).update(summary=summary)
     failures = EpisodeFailures.from_dict(summary["failures"])
-    if cancelled.is_set():
+    if run.cancelled:
         RolloutBatch.finish(batch.id, state=JobState.CANCELLED)
     elif failures.every_episode_failed:  # not "succeeded" with a medal rate of 0: the page says why
         RolloutBatch.finish(batch.id, state=JobState.FAILED, error=failures.job_error())

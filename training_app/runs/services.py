@@ -4,8 +4,6 @@ each step's metrics and checkpoints as rows."""
 from __future__ import annotations
 
 import json
-import queue
-import threading
 import uuid
 from pathlib import Path
 
@@ -13,7 +11,8 @@ from django.conf import settings
 from django.db import transaction
 
 from sandmle_web.dispatch import enqueue
-from sandmle_web.jobs import JobState, describe_failure
+from sandmle_web.job_loop import run_job
+from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
 from sandmle.rl.config import config_fields
 from studio.errors import ServiceError
@@ -154,51 +153,34 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
     run = TrainingRun.objects.get(id=run_id)
     config = load_train_config(dict(run.config), kind=run.kind)
     total = max(int(config.steps or 1), 1)
-    steps: queue.Queue = queue.Queue()
-    outcome: dict = {}
-    cancelled = threading.Event()
     resume = last_checkpoint(config.output_dir) is not None
 
-    def train() -> None:
+    def train(put, should_stop):
         from sandmle.rl.grpo import train_grpo
         from sandmle.rl.sft import train_sft
 
         trainer = train_grpo if run.kind == "grpo" else train_sft
-        try:
-            outcome["result"] = trainer(config, resume=resume, on_step=steps.put, should_stop=cancelled.is_set)
-        except Exception as error:  # reported on the row below
-            outcome["error"] = error
+        return trainer(config, resume=resume, on_step=put, should_stop=should_stop)
 
-    runner = threading.Thread(target=train, name=f"training-{run.id}", daemon=True)
-    runner.start()
-    while runner.is_alive() or not steps.empty():
-        try:
-            line = steps.get(timeout=0.5)
-        except queue.Empty:
-            if not TrainingRun.beat(run.id):
-                cancelled.set()
-            continue
+    def store(line: dict):
         step_store(run=run, line=line)
-        if not TrainingRun.beat(run.id, progress=int(line["step"]) / total,
-                                message=f"step {line['step']}/{total} · reward {line.get('reward_mean', 0):.3f}"):
-            cancelled.set()
-    runner.join()
-    if "error" in outcome:
-        error = outcome["error"]
+        return int(line["step"]) / total, f"step {line['step']}/{total} · reward {line.get('reward_mean', 0):.3f}"
+
+    job = run_job(TrainingRun, run.id, engine=train, store=store, poll_s=0.5)
+    if job.error is not None:
         from sandmle.failures import EpisodesFailed
 
-        if isinstance(error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
-            TrainingRun.finish(run.id, state=JobState.FAILED, error=str(error))
+        if isinstance(job.error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
+            TrainingRun.finish(run.id, state=JobState.FAILED, error=str(job.error))
             return True
-        TrainingRun.finish(run.id, state=JobState.FAILED, error=describe_failure(error))
-        raise error
-    result = outcome["result"]
+        job.fail()
+    result = job.result
     # Checkpoints the trainer wrote but no step line reported (the final save) get their rows too.
     for path in result.get("checkpoints", []):
         step = int(Path(path).name.rsplit("-", 1)[1])
         TrainingCheckpoint.objects.update_or_create(run=run, step=step, defaults={"path": str(path)})
     TrainingRun.objects.filter(id=run.id).update(result=result)
-    stopped = result.get("stopped") or cancelled.is_set()
+    stopped = result.get("stopped") or job.cancelled
     TrainingRun.finish(run.id, state=JobState.CANCELLED if stopped else JobState.SUCCEEDED)
     return True
 
