@@ -3,9 +3,15 @@ metrics do; a rollout trajectory keeps its record count, the range of its turn c
 
 from django.db import migrations, models
 
-from sandmle.evaluation.metrics import episode_turns
-
 CHUNK = 500
+# A frozen copy of sandmle.evaluation.metrics.episode_turns as this migration shipped: a migration must recount as it
+# did when it was written, whatever the engine's definition becomes later (Django's advice for RunPython).
+HELPER_CALLS = frozenset({"review", "repair"})
+
+
+def episode_turns(trajectory: dict) -> int:
+    return sum(1 for turn in trajectory.get("turns") or [] if turn.get("role") == "assistant"
+               and str(turn.get("kind") or "") not in HELPER_CALLS and not str(turn.get("kind") or "").endswith("_retry"))
 
 
 def recount(apps, schema_editor):
