@@ -33,6 +33,7 @@ class JobListPage:
         def view(request, *args, **kwargs):
             return cls(request, *args, **kwargs).respond()
 
+        view.__module__, view.__name__, view.__qualname__ = cls.__module__, cls.__name__, cls.__qualname__
         return view
 
     # What a feature declares.
