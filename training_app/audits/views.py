@@ -10,36 +10,38 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.audits import selectors, services
 from training_app.audits.forms import AuditForm
 from training_app.audits.models import TaskSetAudit
+from training_app.shared.job_list import JobListPage
 
 
-@role_required(Role.VIEWER)
-@bad_page_is_400
-def audit_list(request):
-    names = list(task_set_selectors.task_set_list().values_list("name", flat=True))
-    form = AuditForm(task_set_names=names, initial={"task_set": request.GET.get("task_set", "")})
-    status = 200
-    if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Launching audits needs the curator role."}, status=403)
-        form = AuditForm(request.POST, task_set_names=names)
-        if form.is_valid():
-            task_set = task_set_selectors.task_set_get(name=form.cleaned_data["task_set"])
-            try:
-                audit = services.audit_create(task_set=task_set, scaffolds=form.cleaned_data["scaffolds"],
-                                              reward_scheme=form.cleaned_data["reward_scheme"], user=request.user)
-                return redirect("audit-detail", audit_id=audit.id)
-            except ServiceError as error:
-                form_errors_from(form, error)
-        status = 400
-    page = paginate(request, selectors.audit_list())
-    return render(request, "training/audits/audit_list.html", {"audits": page, "page": page, "form": form},
-                  status=status)
+class AuditList(JobListPage):
+    form_class = AuditForm
+    template = "training/audits/audit_list.html"
+    jobs_name, launching = "audits", "audits"
+    detail_url, detail_id = "audit-detail", "audit_id"
+
+    def form_kwargs(self) -> dict:
+        # Every set by name, retired ones too (the other launch forms offer live ones).
+        return {"task_set_names": list(task_set_selectors.task_set_list().values_list("name", flat=True))}
+
+    def initial(self) -> dict:
+        return {"task_set": self.request.GET.get("task_set", "")}
+
+    def create(self, form):
+        fields = form.cleaned_data
+        return services.audit_create(task_set=task_set_selectors.task_set_get(name=fields["task_set"]),
+                                     scaffolds=fields["scaffolds"], reward_scheme=fields["reward_scheme"],
+                                     user=self.request.user)
+
+    def jobs(self):
+        return selectors.audit_list()
+
+
+audit_list = AuditList.as_view()
 
 
 def _audit_or_404(audit_id: int) -> TaskSetAudit:

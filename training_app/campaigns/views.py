@@ -10,45 +10,35 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
-from accounts.roles import Role, has_role
+from accounts.roles import Role
 from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
-from studio.errors import ServiceError, form_errors_from
 from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.campaigns import selectors, services
 from training_app.campaigns.forms import CampaignForm
 from training_app.campaigns.metric_words import metric_words
 from training_app.models import EvalCampaign
 from training_app.shared import presentation
+from training_app.shared.job_list import JobListPage, task_set_of
 from training_app.shared.reward_schemes import reward_scheme_view
 
 
-@role_required(Role.VIEWER)
-@bad_page_is_400
-def campaign_list(request):
-    names = task_set_selectors.task_set_launch_names()
-    # The set page's launch links name their set (?task_set=); the form starts from it.
-    initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
-    form = CampaignForm(task_set_names=names, initial=initial)
-    status = 200
-    if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Launching campaigns needs the curator role."}, status=403)
-        form = CampaignForm(request.POST, task_set_names=names)
-        if form.is_valid():
-            fields = dict(form.cleaned_data)
-            task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
-            try:
-                campaign = services.campaign_create(task_set=task_set, user=request.user, **fields)
-                return redirect("campaign-detail", campaign_id=campaign.id)
-            except ServiceError as error:
-                form_errors_from(form, error)
-        status = 400
-    # The report (every cell's metrics) is the heavy JSON of a campaign: the list shows none of it.
-    page = paginate(request, selectors.campaign_list().defer("report").order_by("-created_at", "-id"))
-    return render(request, "training/campaigns/campaign_list.html", {"campaigns": page, "page": page, "form": form},
-                  status=status)
+class CampaignList(JobListPage):
+    form_class = CampaignForm
+    template = "training/campaigns/campaign_list.html"
+    jobs_name, launching = "campaigns", "campaigns"
+    detail_url, detail_id = "campaign-detail", "campaign_id"
+
+    def create(self, form):
+        fields = dict(form.cleaned_data)
+        return services.campaign_create(task_set=task_set_of(fields), user=self.request.user, **fields)
+
+    def jobs(self):
+        # The report (every cell's metrics) is the heavy JSON of a campaign: the list shows none of it.
+        return selectors.campaign_list().defer("report").order_by("-created_at", "-id")
+
+
+campaign_list = CampaignList.as_view()
 
 
 def _campaign_or_404(campaign_id: int) -> EvalCampaign:

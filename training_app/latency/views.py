@@ -8,14 +8,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
 from accounts.permissions import role_required
-from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from accounts.roles import Role
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.latency import selectors, services
 from training_app.latency.forms import LatencyStudyForm
 from training_app.latency.uploads import limit_table_upload
 from training_app.models import LatencyStudy
+from training_app.shared.job_list import JobListPage
 
 
 @csrf_exempt  # only so that the table's limit is in place before the body is read; _latency_list checks CSRF
@@ -24,36 +23,38 @@ def latency_list(request):
     return _latency_list(request, limit)
 
 
-@csrf_protect
-@role_required(Role.VIEWER)
-@bad_page_is_400
-def _latency_list(request, limit):
-    choices = {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
-    form = LatencyStudyForm(**choices)
-    status = 200
-    if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Launching latency studies needs the curator role."},
-                          status=403)
-        form = LatencyStudyForm(request.POST, request.FILES, **choices)
-        if limit is not None and limit.refused:
-            form.is_valid()
-            form.add_error("table", limit.refused)
-        elif form.is_valid():
-            fields = dict(form.cleaned_data)
-            task_id = fields.pop("task")
-            seed_name = fields.pop("seed")
-            task = SynthesizedTask.objects.get(task_id=task_id) if task_id else None
-            seed = Seed.objects.get(name=seed_name) if seed_name else None
-            try:
-                study = services.latency_study_create(task=task, seed=seed, user=request.user, **fields)
-                return redirect("latency-detail", study_id=study.id)
-            except ServiceError as error:
-                form_errors_from(form, error)
-        status = 400
-    page = paginate(request, selectors.latency_study_list().order_by("-created_at", "-id"))
-    return render(request, "training/latency/latency_list.html", {"studies": page, "page": page, "form": form},
-                  status=status)
+class LatencyList(JobListPage):
+    form_class = LatencyStudyForm
+    template = "training/latency/latency_list.html"
+    jobs_name, launching = "studies", "latency studies"
+    detail_url, detail_id = "latency-detail", "study_id"
+
+    def __init__(self, request, limit):
+        super().__init__(request)
+        self.limit = limit
+
+    def form_kwargs(self) -> dict:
+        return {"task_ids": selectors.latency_task_ids(), "seed_names": selectors.latency_seed_names()}
+
+    def initial(self) -> dict:
+        return {}
+
+    def refusal(self) -> tuple[str, str] | None:
+        return ("table", self.limit.refused) if self.limit is not None and self.limit.refused else None
+
+    def create(self, form):
+        fields = dict(form.cleaned_data)
+        task_id = fields.pop("task")
+        seed_name = fields.pop("seed")
+        task = SynthesizedTask.objects.get(task_id=task_id) if task_id else None
+        seed = Seed.objects.get(name=seed_name) if seed_name else None
+        return services.latency_study_create(task=task, seed=seed, user=self.request.user, **fields)
+
+    def jobs(self):
+        return selectors.latency_study_list().order_by("-created_at", "-id")
+
+
+_latency_list = csrf_protect(LatencyList.as_view())
 
 
 def _study_or_404(study_id: int) -> LatencyStudy:

@@ -8,43 +8,33 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
-from accounts.roles import Role, has_role
+from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
-from studio.errors import ServiceError, form_errors_from
 from studio.paging import bad_page_is_400, paginate
-from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
 from training_app.rollouts.forms import RolloutBatchForm
 from training_app.shared import presentation
+from training_app.shared.job_list import JobListPage, task_set_of
 from training_app.shared.reward_schemes import reward_scheme_view
 from training_app.shared.trajectory_diff import mark_first_difference
 
 
-@role_required(Role.VIEWER)
-@bad_page_is_400
-def rollout_batch_list(request):
-    names = task_set_selectors.task_set_launch_names()
-    # The set page's launch links name their set (?task_set=); the form starts from it.
-    initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
-    form = RolloutBatchForm(task_set_names=names, initial=initial)
-    status = 200
-    if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Launching rollouts needs the curator role."}, status=403)
-        form = RolloutBatchForm(request.POST, task_set_names=names)
-        if form.is_valid():
-            fields = dict(form.cleaned_data)
-            task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
-            try:
-                batch = services.rollout_batch_create(task_set=task_set, user=request.user, **fields)
-                return redirect("rollout-batch-detail", batch_id=batch.id)
-            except ServiceError as error:
-                form_errors_from(form, error)
-        status = 400
-    page = paginate(request, selectors.rollout_batch_list())
-    return render(request, "training/rollouts/rollout_batch_list.html", {"batches": page, "page": page, "form": form},
-                  status=status)
+class RolloutBatchList(JobListPage):
+    form_class = RolloutBatchForm
+    template = "training/rollouts/rollout_batch_list.html"
+    jobs_name, launching = "batches", "rollouts"
+    detail_url, detail_id = "rollout-batch-detail", "batch_id"
+
+    def create(self, form):
+        fields = dict(form.cleaned_data)
+        return services.rollout_batch_create(task_set=task_set_of(fields), user=self.request.user, **fields)
+
+    def jobs(self):
+        return selectors.rollout_batch_list()
+
+
+rollout_batch_list = RolloutBatchList.as_view()
 
 
 def _batch_or_404(batch_id: int) -> RolloutBatch:

@@ -11,10 +11,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
 from studio.id_params import row_ids
-from studio.paging import bad_page_is_400, paginate
-from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.adaptive.figures import lineage_figure
 from training_app.adaptive.selectors import adaptive_view, frontier_now
 from training_app.models import TrainingMetric, TrainingRun
@@ -22,41 +19,42 @@ from training_app.runs import figures, selectors, services
 from training_app.runs.figures import metric_figures
 from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
+from training_app.shared.job_list import JobListPage, task_set_of
 from training_app.shared.model_roots import model_choices
 from sandmle.rl.presets import RUN_PRESETS
 
 
-@role_required(Role.VIEWER)
-@bad_page_is_400
-def training_run_list(request):
-    names = task_set_selectors.task_set_launch_names()
-    # The set page's launch links name their set (?task_set=); the form starts from it.
-    initial = task_set_selectors.task_set_launch_initial(query=request.GET, names=names)
-    offered = model_choices(request.user) if has_role(request.user, Role.CURATOR) else []
-    # "Start from" a run preset (?preset=): its values fill the form; an unknown name starts from the defaults.
-    start_from = request.GET.get("preset", "") if request.GET.get("preset") in RUN_PRESETS else ""
-    form = TrainingRunForm(task_set_names=names, initial=initial, model_options=offered, start_from=start_from)
-    status = 200
-    if request.method == "POST":
-        if not has_role(request.user, Role.CURATOR):
-            return render(request, "403.html", {"reason": "Launching training runs needs the curator role."},
-                          status=403)
-        form = TrainingRunForm(request.POST, task_set_names=names, model_options=offered)
-        if form.is_valid():
-            fields = form.launch_values()
-            task_set = task_set_selectors.task_set_get(name=fields.pop("task_set"))
-            try:
-                run = services.training_run_create(task_set=task_set, user=request.user, **fields)
-                if run.audit_warning:
-                    messages.warning(request, f"Launched, but {run.audit_warning}.")
-                return redirect("training-run-detail", run_id=run.id)
-            except ServiceError as error:
-                form_errors_from(form, error)
-        status = 400
-    runs = TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
-    page = paginate(request, runs)
-    return render(request, "training/runs/training_run_list.html", {
-        "runs": page, "page": page, "form": form, "presets": RUN_PRESETS, "start_from": start_from}, status=status)
+class TrainingRunList(JobListPage):
+    form_class = TrainingRunForm
+    template = "training/runs/training_run_list.html"
+    jobs_name, launching = "runs", "training runs"
+    detail_url, detail_id = "training-run-detail", "run_id"
+
+    def form_kwargs(self) -> dict:
+        offered = model_choices(self.request.user) if has_role(self.request.user, Role.CURATOR) else []
+        return super().form_kwargs() | {"model_options": offered}
+
+    def unbound_kwargs(self) -> dict:
+        # "Start from" a run preset (?preset=): its values fill the form; an unknown name starts from the defaults.
+        preset = self.request.GET.get("preset")
+        self.start_from = preset if preset in RUN_PRESETS else ""
+        return {"start_from": self.start_from}
+
+    def create(self, form):
+        fields = form.launch_values()
+        run = services.training_run_create(task_set=task_set_of(fields), user=self.request.user, **fields)
+        if run.audit_warning:
+            messages.warning(self.request, f"Launched, but {run.audit_warning}.")
+        return run
+
+    def jobs(self):
+        return TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
+
+    def extra_context(self) -> dict:
+        return {"presets": RUN_PRESETS, "start_from": self.start_from}
+
+
+training_run_list = TrainingRunList.as_view()
 
 
 def _chart_choices() -> dict:
