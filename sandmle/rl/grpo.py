@@ -97,6 +97,7 @@ class GRPORun:
         self.worker = None  # rollout_mode async: the RolloutWorker and the behaviour weights it generates with
         self.behaviour = None
         self.draw_lock = threading.Lock()  # the sampler between the worker's draws and the trainer's checkpoints
+        self.pool_lock = threading.Lock()
         if config.environments == "adaptive":
             if self.world > 1:
                 raise ConfigError("environments", "adaptive environments run in one training process (one "
@@ -141,6 +142,10 @@ class GRPORun:
                                  stats=stats)
 
     def sandbox_pool(self) -> Any:
+        with self.pool_lock:  # rollout_mode async: the worker's first batch and an evaluation may ask at once
+            return self._sandbox_pool()
+
+    def _sandbox_pool(self) -> Any:
         if self.pool is None and self.episode_fn is default_episode:
             from sandmle.sandbox import SandboxPool, SandboxUnavailable
 

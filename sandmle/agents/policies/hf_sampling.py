@@ -14,7 +14,7 @@ dropped, not fed padding).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from sandmle.agents.policies.base import SamplingParams
@@ -27,13 +27,30 @@ class SampledRow:
     completion_ids: list[int]
     logprobs: list[float]
     finish_reason: str  # "stop" (end-of-turn token or a stop string) or "length"
-    # The temperature and the entropy (nats) of the distribution the first and the last token were drawn from.
-    edges: dict[str, float] = field(default_factory=dict)
+    # The temperature and the log-probabilities of the distribution the first and the latest token were drawn from;
+    # their entropies are taken once, in `edges`, not at every decoding step.
+    _first: tuple[float, Any] | None = None
+    _last: tuple[float, Any] | None = None
 
-    def note(self, temperature: float, entropy: float) -> None:
-        if not self.edges:
-            self.edges.update(temperature_first=temperature, entropy_first=entropy)
-        self.edges.update(temperature_last=temperature, entropy_last=entropy)
+    def note(self, temperature: float, log_probs: Any) -> None:
+        if self._first is None:
+            self._first = (temperature, log_probs)
+        self._last = (temperature, log_probs)
+
+    @property
+    def edges(self) -> dict[str, float]:
+        """temperature_first/last and entropy_first/last (nats); {} before a token was drawn."""
+        if self._first is None or self._last is None:
+            return {}
+        return {"temperature_first": self._first[0], "entropy_first": _entropy(self._first[1]),
+                "temperature_last": self._last[0], "entropy_last": _entropy(self._last[1])}
+
+
+def _entropy(log_probs: Any) -> float:
+    """Of a drawn-from distribution; 0 for a greedy choice (None)."""
+    if log_probs is None:
+        return 0.0
+    return float(-(log_probs.exp() * log_probs.nan_to_num(neginf=0.0)).sum())
 
 
 def turn_seed(sampling: SamplingParams, prompt_length: int) -> int:
@@ -46,7 +63,7 @@ def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, gene
     entropy of the distribution drawn from."""
     if temperature <= 0:
         if row is not None:
-            row.note(0.0, 0.0)
+            row.note(0.0, None)
         return int(torch.argmax(logits)), 0.0
     log_probs = torch.log_softmax(logits / temperature, dim=-1)
     if top_p < 1.0:
@@ -57,10 +74,9 @@ def sample_token(torch: Any, logits: Any, temperature: float, top_p: float, gene
         sorted_log_probs[drop] = float("-inf")
         log_probs = torch.full_like(log_probs, float("-inf")).scatter(0, order, sorted_log_probs)
         log_probs = torch.log_softmax(log_probs, dim=-1)
-    probs = log_probs.exp()
-    token = int(torch.multinomial(probs, 1, generator=generator))
+    token = int(torch.multinomial(log_probs.exp(), 1, generator=generator))
     if row is not None:
-        row.note(temperature, float(-(probs * log_probs.nan_to_num(neginf=0.0)).sum()))
+        row.note(temperature, log_probs)
     return token, float(log_probs[token])
 
 
