@@ -16,6 +16,7 @@ from sandmle.agents.policies import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
 from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_scaffold_options
+from sandmle.episode_budget import BUDGET_DEFAULTS, episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.sandbox.staging import owned_temp_dir, remove_staged
 
@@ -28,11 +29,12 @@ class EpisodeConfig:
     """Budgets and settings of one episode; the same object drives training and evaluation runs."""
 
     feedback: str = "none"
-    max_turns: int = 15
-    time_budget_s: float = 900.0
-    step_timeout_s: float = 60.0
+    # The episode budgets (sandmle/episode_budget.py); max_tokens and temperature are the sampling's.
+    max_turns: int = BUDGET_DEFAULTS["max_turns"]
+    time_budget_s: float = BUDGET_DEFAULTS["time_budget_s"]
+    step_timeout_s: float = BUDGET_DEFAULTS["step_timeout_s"]
     memory_mb: int = 2048
-    context_tokens: int = 32768
+    context_tokens: int = BUDGET_DEFAULTS["context_tokens"]
     sampling: SamplingParams = field(default_factory=SamplingParams)
     seed: int = 0
     # The scaffold's options or preset (sandmle.agents.scaffolds.options); budgets they set replace the ones above.
@@ -165,7 +167,7 @@ def run_episode(
                           limits=Limits(timeout_s=budgets.get("step_timeout_s", config.step_timeout_s),
                                         memory_mb=config.memory_mb), pool=pool)
         sampling = SamplingParams(**{**config.sampling.to_dict(), "seed": config.seed + sample_index,
-                                     **{key: budgets[key] for key in ("max_tokens", "temperature") if key in budgets}})
+                                     **episode_budget_kwargs(budgets)[1]})
         context = EpisodeContext(task_dir=task_dir, sandbox=sandbox, policy=policy, sampling=sampling,
                                  feedback=config.feedback, max_turns=budgets.get("max_turns", config.max_turns),
                                  time_budget_s=budgets.get("time_budget_s", config.time_budget_s),

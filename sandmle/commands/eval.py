@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.commands.budget_args import add_budget_flags
 from sandmle.commands.schedule_args import add_schedule_flags
 from sandmle.errors import UsageError
 
@@ -30,11 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--out", help="folder for episodes.jsonl, report.json, report.csv")
     parser.add_argument("--baseline", help="the policy the other rows are compared against")
     parser.add_argument("--feedback", choices=("none", "validate", "score"), help="default score")
-    parser.add_argument("--max-turns", dest="max_turns", type=int, help="default 15")
-    parser.add_argument("--time-budget", dest="time_budget_s", type=float, help="seconds per episode (default 900)")
-    parser.add_argument("--step-timeout", dest="step_timeout_s", type=float,
-                        help="seconds per sandbox step (default 60)")
-    parser.add_argument("--temperature", type=float, help="default 1.0")
+    add_budget_flags(parser, with_defaults=False)  # --max-turns, --max-tokens, --time-budget-s, ...
     add_schedule_flags(parser)  # --temperature-schedule annealed and its keys
     parser.add_argument("--concurrency", type=int, help="default 1")
     parser.add_argument("--scaffold-option", dest="scaffold_option_pairs", action="append", default=[],

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.commands.budget_args import add_budget_flags
 from sandmle.commands.llm_args import chat_client_from
 from sandmle.commands.schedule_args import add_schedule_flags
 from sandmle.errors import UsageError
@@ -22,11 +23,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--out", required=True, type=Path, help="JSONL file for the trajectories")
     parser.add_argument("--feedback", default="none", choices=("none", "validate", "score"))
     parser.add_argument("--concurrency", type=int, default=1)
-    parser.add_argument("--max-turns", type=int, default=15)
-    parser.add_argument("--time-budget", type=float, default=900.0, help="seconds per episode")
-    parser.add_argument("--step-timeout", type=float, default=60.0, help="seconds per sandbox step")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--max-tokens", type=int, default=1024, help="tokens per policy reply")
+    add_budget_flags(parser, with_defaults=True)  # --max-turns, --max-tokens, --time-budget-s, ...
     add_schedule_flags(parser)  # --temperature-schedule annealed and its keys
     parser.add_argument("--api-key-env", default=None,
                         help="name of the environment variable holding an openai policy's API key")
@@ -53,6 +50,7 @@ def schedule_from_flags(args) -> dict:
 def run(args) -> int:
     from sandmle.agents.policies import SamplingParams, make_policy
     from sandmle.agents.policies.schedule import sampling_schedule
+    from sandmle.episode_budget import episode_budget_kwargs
     from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
@@ -71,11 +69,10 @@ def run(args) -> int:
     scaffold_options = parse_option_pairs(args.scaffold_options, [args.scaffold]).get(args.scaffold, {})
     judge = chat_client_from(args.judge_url, args.judge_model, key_env=args.judge_key_env, flag="judge")
     policy = make_policy(args.policy, **policy_options)  # a bad spec fails here, before any output is written
-    config = EpisodeConfig(feedback=args.feedback, max_turns=args.max_turns, time_budget_s=args.time_budget,
-                           step_timeout_s=args.step_timeout, seed=args.seed, rubric_judge=judge,
+    episode_budgets, sampling_budgets = episode_budget_kwargs(vars(args))
+    config = EpisodeConfig(feedback=args.feedback, **episode_budgets, seed=args.seed, rubric_judge=judge,
                            rubric_weight=args.rubric_weight, scaffold_options=scaffold_options,
-                           sampling=SamplingParams(temperature=args.temperature, max_tokens=args.max_tokens,
-                                                   **sampling_schedule(schedule_from_flags(args))))
+                           sampling=SamplingParams(**sampling_budgets, **sampling_schedule(schedule_from_flags(args))))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     stats = GenerationStats()
     with args.out.open("w") as out:

@@ -11,6 +11,7 @@ from typing import Callable
 from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
+from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGETS, episode_budget_kwargs
 from sandmle.errors import UsageError
 
 EPISODES_FILE = "episodes.jsonl"
@@ -28,11 +29,13 @@ class CampaignSpec:
     seeds: int = 3
     baseline: str | None = None
     feedback: str = "score"
-    max_turns: int = 15
-    time_budget_s: float = 900.0
-    temperature: float = 1.0
-    step_timeout_s: float = 60.0
-    max_tokens: int = 1024
+    # The episode budgets (sandmle/episode_budget.py), under their keys there.
+    max_turns: int = BUDGET_DEFAULTS["max_turns"]
+    time_budget_s: float = BUDGET_DEFAULTS["time_budget_s"]
+    temperature: float = BUDGET_DEFAULTS["temperature"]
+    step_timeout_s: float = BUDGET_DEFAULTS["step_timeout_s"]
+    max_tokens: int = BUDGET_DEFAULTS["max_tokens"]
+    context_tokens: int = BUDGET_DEFAULTS["context_tokens"]
     # {scaffold: {option: value}}: presets and options per column (sandmle.agents.scaffolds.options).
     scaffold_options: dict = field(default_factory=dict)
     # The sampling schedule's keys (sandmle/agents/policies/schedule.py); {} samples at `temperature` throughout.
@@ -67,8 +70,10 @@ class CampaignSpec:
             raise UsageError(f"baseline: {self.baseline!r} is not one of the policies")
         if self.feedback not in EVALUATION_FEEDBACK:
             raise UsageError(f"feedback: expected one of {', '.join(EVALUATION_FEEDBACK)}, not {self.feedback!r}")
-        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
-            raise UsageError(f"max_turns: {self.max_turns!r} must be a whole number of at least 1")
+        for name in (entry.key for entry in BUDGETS if entry.type == "int"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"{name}: {value!r} must be a whole number of at least 1")
         for name in ("time_budget_s", "step_timeout_s"):
             if not float(getattr(self, name)) > 0:
                 raise UsageError(f"{name}: must be more than 0 seconds")
@@ -185,6 +190,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
     episodes = read_episodes(out_dir)
     done = {episode["key"] for episode in episodes}
     tasks = [(Path(task), task_id_of(Path(task))) for task in spec.tasks]
+    episode_budgets, sampling_budgets = episode_budget_kwargs(vars(spec))
     lock = threading.Lock()
     stopped = False
     own_pool = pool is None
@@ -204,11 +210,9 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                         stopped = True
                         break
                     pending = [(path, tid) for path, tid in tasks if episode_key(policy_spec, scaffold, tid, seed) not in done]
-                    config = EpisodeConfig(feedback=spec.feedback, max_turns=spec.max_turns,
-                                           time_budget_s=spec.time_budget_s, step_timeout_s=spec.step_timeout_s,
-                                           seed=seed, sampling=SamplingParams(temperature=spec.temperature,
-                                                                              max_tokens=spec.max_tokens,
-                                                                              **sampling_schedule(spec.schedule)),
+                    config = EpisodeConfig(feedback=spec.feedback, **episode_budgets, seed=seed,
+                                           sampling=SamplingParams(**sampling_budgets,
+                                                                   **sampling_schedule(spec.schedule)),
                                            scaffold_options=dict(spec.scaffold_options.get(scaffold, {})))
 
                     def record(trajectory, policy_spec=policy_spec, scaffold=scaffold, seed=seed) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS, schedule_fields
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
-from sandmle.rl.config import MAX_TOKENS, REQUIRED, ConfigError, Field, check_settings, read_settings
+from sandmle.episode_budget import BUDGET_KEYS, budget_fields
+from sandmle.rl.config import REQUIRED, ConfigError, Field, check_settings, read_settings
 
 CAMPAIGN_FIELDS: list[Field] = [
     Field("policies", "strs", REQUIRED, "policy specs: baseline, openai:MODEL@URL or hf:PATH"),
@@ -20,12 +21,8 @@ CAMPAIGN_FIELDS: list[Field] = [
     Field("seeds", "int", 3, "repeats of every episode (MLE-bench asks for 3)", min=1, max=100),
     Field("baseline", "str", None, "the policy the other rows are compared against", nullable=True),
     Field("feedback", "choice", "score", "what the agent may check before answering", choices=EVALUATION_FEEDBACK),
-    Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200),
-    Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode", min=1.0, max=7 * 86400.0),
-    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step", min=0.1, max=86400.0),
-    Field("temperature", "float", 1.0, "sampling temperature", min=0.0, max=2.0),
+    *budget_fields(Field),
     *schedule_fields(Field),
-    Field("max_tokens", "int", 1024, "tokens one reply may sample", min=1, max=MAX_TOKENS),
     Field("concurrency", "int", 1, "episodes run at once", min=1, max=512),
     Field("api_key_env", "env", None, "environment variable holding an openai policy's API key", nullable=True),
 ]
@@ -69,9 +66,8 @@ def load_campaign_config(source: dict | str | Path, overrides: Sequence[str] = (
     tasks = [Path(task) for task in values["tasks"]]
     spec = CampaignSpec(policies=values["policies"], scaffolds=values["scaffolds"],
                         tasks=expand_tasks(tasks) if expand_tasks else tasks, seeds=values["seeds"],
-                        baseline=values["baseline"], feedback=values["feedback"], max_turns=values["max_turns"],
-                        time_budget_s=values["time_budget_s"], temperature=values["temperature"],
-                        step_timeout_s=values["step_timeout_s"], max_tokens=values["max_tokens"],
+                        baseline=values["baseline"], feedback=values["feedback"],
+                        **{key: values[key] for key in BUDGET_KEYS},
                         scaffold_options=scaffold_options or {},
                         schedule={key: values[key] for key in SCHEDULE_KEYS})
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS, check_schedule, schedule_fields
+from sandmle.episode_budget import MAX_TOKENS, budget_fields
 from sandmle.errors import UsageError
 from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
 from sandmle.rl.presets import RUN_PRESET_NAMES
@@ -36,14 +37,12 @@ ROLLOUT_MODES = ("sync", "async")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
 
-# The run's keys for the budgets a scaffold option may set elsewhere (sandmle.agents.scaffolds.options.BUDGETS).
-RUN_BUDGET_KEYS = {"max_turns": "max_turns", "max_tokens": "max_response_tokens", "step_timeout_s": "step_timeout_s",
-                   "time_budget_s": "time_budget_s", "context_tokens": "context_tokens", "temperature": "temperature"}
+# Keys an older release spelled otherwise: a file that still says one is told the new name.
+RENAMED_KEYS = {"max_response_tokens": "max_tokens"}
 
 REQUIRED = object()
 # Upper bounds: far above any real run, low enough that a typo (an extra zero or three) is refused, not run for weeks.
 MAX_STEPS = 1_000_000
-MAX_TOKENS = 1 << 21
 MAX_PATH_CHARS = 4096
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # PyYAML reads YAML 1.1, where `1e-5` (no dot) is a string; such a string that is plainly a number is taken as one.
@@ -133,7 +132,7 @@ GRPO_FIELDS: list[Field] = [
           "how token losses become the step's loss (TRL's names): grpo = each trained episode's token mean, averaged "
           "over the trained episodes (an episode masked whole does not dilute it; every episode weighs the same "
           "however long); dapo = one token mean over the step (TRL's default: long episodes weigh more); dr_grpo = "
-          "the token sum over episodes x max_response_tokens; bnpo = a token mean per micro-batch",
+          "the token sum over episodes x max_tokens; bnpo = a token mean per micro-batch",
           choices=LOSS_TYPES, reference=f"grpo (verl's loss_agg_mode seq-mean-token-mean, {REFERENCE})"),
     Field("importance_sampling", "choice", "token_truncate",
           "weights that correct for samples generated elsewhere than the trainer (vLLM, or the older weights of "
@@ -154,22 +153,23 @@ GRPO_FIELDS: list[Field] = [
     Field("mask_step_timeout_share", "float", 0.2, "mask an episode from the loss when more than this share of its "
           "sandbox steps hit the step timeout (1: never)", min=0.0, max=1.0,
           reference=f"0.2 ({REFERENCE})"),
-    Field("temperature", "float", 1.0, "sampling temperature of the rollouts", min=0.01, max=5.0,
-          reference=f"1.0 ({REFERENCE})"),
+    *budget_fields(Field, {
+        "max_turns": {"reference": f"15 ({REFERENCE})"},
+        "max_tokens": {"help": "tokens one reply may sample (short for a thinking model: raise it on a GPU)",
+                       "reference": f"longer, sized for Qwen3's thinking ({REFERENCE})"},
+        "step_timeout_s": {"help": "wall-clock limit of one sandboxed step (ours fits CPU tests and small tasks)",
+                           "reference": f"300 ({REFERENCE})"},
+        "time_budget_s": {"help": "wall-clock limit of one episode (a timeout is masked out of the loss)",
+                          "reference": f"1200 ({REFERENCE})"},
+        # Above 0: a greedy group samples one episode G times and has no advantage to learn from.
+        "temperature": {"help": "sampling temperature of the rollouts", "min": 0.01, "max": 5.0,
+                        "reference": f"1.0 ({REFERENCE})"},
+    }),
     *schedule_fields(Field),
-    Field("max_turns", "int", 15, "policy turns per episode", min=1, max=200,
-          reference=f"15 ({REFERENCE})"),
-    Field("max_response_tokens", "int", 1024, "tokens one reply may sample (short for a thinking model: raise it "
-          "on a GPU)", min=1, max=MAX_TOKENS, reference=f"longer, sized for Qwen3's thinking ({REFERENCE})"),
     Field("max_episode_tokens", "int", 16384,
           "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1,
           max=MAX_TOKENS),
-    Field("context_tokens", "int", 32768, "the scaffold's context window", min=64, max=MAX_TOKENS),
     Field("feedback", "choice", "score", "what the agent may check before answering", choices=FEEDBACK),
-    Field("step_timeout_s", "float", 60.0, "wall-clock limit of one sandboxed step (ours fits CPU tests and small "
-          "tasks)", min=0.1, max=86400.0, reference=f"300 ({REFERENCE})"),
-    Field("time_budget_s", "float", 900.0, "wall-clock limit of one episode (a timeout is masked out of the loss)",
-          min=1.0, max=7 * 86400.0, reference=f"1200 ({REFERENCE})"),
     Field("concurrency", "int", 4, "episodes run at once (sandbox steps overlap with generation)", min=1, max=512),
     Field("generation_wait_s", "float", 10.0, "the longest a turn waits for other episodes' turns to share its batch "
           "(it goes out sooner when every live episode waits, or when those still working are past their usual "
@@ -351,9 +351,8 @@ def check_run_scaffold_options(scaffold: str, options: dict[str, Any]) -> dict[s
     except UsageError as error:
         raise ConfigError("scaffold_options", str(error)) from None
     if budgets:
-        run_keys = ", ".join(sorted(RUN_BUDGET_KEYS[key] for key in budgets))
         raise ConfigError("scaffold_options", f"{', '.join(sorted(budgets))}: a training run sets episode budgets "
-                                              f"with its own keys ({run_keys}), which the trainer reads too")
+                                              "with its own keys of the same names, which the trainer reads too")
     return checked
 
 
@@ -394,6 +393,9 @@ def check_settings(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[st
     """Every field's checked value (defaults filled in); the first unknown key, bad type or range is a ConfigError."""
     fields = {f.key: f for f in field_table}
     unknown = sorted(map(str, set(raw) - set(fields)))  # a YAML key may be a number
+    renamed = [key for key in unknown if RENAMED_KEYS.get(key) in fields]
+    if renamed:
+        raise ConfigError(renamed[0], f"renamed {RENAMED_KEYS[renamed[0]]}, its name in every settings table")
     if unknown:
         raise ConfigError(unknown[0], f"unknown setting; expected one of {', '.join(sorted(fields))}")
     return {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.agents.policies.schedule import sampling_schedule
+from sandmle.episode_budget import episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import outcome_rates
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
@@ -60,10 +61,9 @@ def episode_config(config: TrainConfig) -> EpisodeConfig:
         from sandmle.llm import ChatClient
 
         judge = ChatClient(base_url=config.judge_url, model=config.judge_model, api_key=os.environ.get(config.judge_key_env))
-    return EpisodeConfig(feedback=config.feedback, max_turns=config.max_turns, time_budget_s=config.time_budget_s,
-                         step_timeout_s=config.step_timeout_s, context_tokens=config.context_tokens,
-                         sampling=SamplingParams(temperature=config.temperature, max_tokens=config.max_response_tokens,
-                                                 **sampling_schedule(config.values)),
+    episode_budgets, sampling_budgets = episode_budget_kwargs(config.values)
+    return EpisodeConfig(feedback=config.feedback, **episode_budgets,
+                         sampling=SamplingParams(**sampling_budgets, **sampling_schedule(config.values)),
                          seed=config.seed, rubric_judge=judge, scaffold_options=dict(config.scaffold_options))
 
 
@@ -380,7 +380,7 @@ def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") ->
         learning_rate=config.learning_rate, lr_scheduler_type="constant", warmup_steps=0,
         weight_decay=config.weight_decay, loss_type=config.loss_type,
         epsilon=config.clip_low, epsilon_high=config.clip_high, beta=config.kl_coef, temperature=config.temperature,
-        max_completion_length=config.max_response_tokens, scale_rewards="group", num_iterations=1,
+        max_completion_length=config.max_tokens, scale_rewards="group", num_iterations=1,
         save_strategy="steps", save_steps=config.save_every, logging_steps=1, report_to=report_to,
         run_name=tracker_run_name(config), seed=config.seed,
         data_seed=config.seed, use_cpu=not torch.cuda.is_available(), bf16=config.bf16,

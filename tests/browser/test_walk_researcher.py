@@ -61,7 +61,7 @@ def launch_training(page, live_server, *, name: str, reward: str, model: str):
     form.locator("select[name=kind]").select_option("grpo")
     form.locator("input[name=model]").fill(model)
     for field, value in {"steps": "1", "group_size": "2", "tasks_per_step": "1", "learning_rate": "0.0001",
-                         "max_turns": "1", "max_response_tokens": "8", "save_every": "1"}.items():
+                         "max_turns": "1", "max_tokens": "8", "save_every": "1"}.items():
         form.locator(f"input[name={field}]").fill(value)
     form.locator("select[name=reward]").select_option(reward)
     form.locator("button[type=submit]").click()

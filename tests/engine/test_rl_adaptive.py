@@ -33,7 +33,7 @@ def adaptive_config(checkpoint, tasks, output_dir, **keys):
     return load_train_config({
         "model": str(checkpoint), "tasks": [str(t) for t in tasks], "output_dir": str(output_dir),
         "environments": "adaptive", "frontier_evidence": 2, "group_size": 2, "tasks_per_step": 1, "steps": 4,
-        "max_turns": 1, "max_response_tokens": 12, "learning_rate": 0.0, "concurrency": 2, "eval_every": 0,
+        "max_turns": 1, "max_tokens": 12, "learning_rate": 0.0, "concurrency": 2, "eval_every": 0,
         "save_every": 10, "step_timeout_s": 60.0, **keys})
 
 

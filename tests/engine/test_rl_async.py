@@ -48,7 +48,7 @@ def config_for(tmp_path, checkpoint, **settings):
 
     base = {"model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 2),
             "output_dir": str(tmp_path / "run"), "group_size": 4, "tasks_per_step": 4, "steps": 10,
-            "learning_rate": 2e-2, "max_response_tokens": 8, "save_every": 100, "seed": 3, "concurrency": 1,
+            "learning_rate": 2e-2, "max_tokens": 8, "save_every": 100, "seed": 3, "concurrency": 1,
             "rollout_mode": "async"}
     return load_train_config({**base, **settings})
 
@@ -140,7 +140,7 @@ def test_through_the_sandbox_each_reply_records_the_weights_that_wrote_it(tmp_pa
     task = make_bundle(tmp_path / "tasks", kind="regression")
     config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
                                 "group_size": 2, "tasks_per_step": 1, "steps": 3, "max_turns": 1,
-                                "max_response_tokens": 12, "save_every": 3, "learning_rate": 1e-3, "concurrency": 2,
+                                "max_tokens": 12, "save_every": 3, "learning_rate": 1e-3, "concurrency": 2,
                                 "rollout_mode": "async"})
     lines = []
     train_grpo(config, on_step=lines.append)

@@ -86,7 +86,7 @@ def test_the_key_table_cites_the_reference_and_the_cli_prints_it(capsys):
     fields = {f["key"]: f for f in config_fields("grpo")}
     for key, value in (("loss_type", "grpo"), ("importance_sampling", "off"), ("masked_in_baseline", "reference"),
                        ("mask_step_timeout_share", "0.2"), ("weight_decay", "0.01"), ("step_timeout_s", "300"),
-                       ("time_budget_s", "1200"), ("max_response_tokens", "longer")):
+                       ("time_budget_s", "1200"), ("max_tokens", "longer")):
         assert fields[key]["reference"].startswith(value) and "SandMLE's rLLM/verl recipe" in fields[key]["reference"]
     assert fields["importance_sampling_cap"]["min_exclusive"] and fields["importance_sampling_cap"]["min"] == 1.0
     assert fields["loss_type"]["choices"] == ["grpo", "dapo", "dr_grpo", "bnpo"]

@@ -51,7 +51,7 @@ def test_dynamic_sampling_replaces_groups_without_spread(tmp_path):
 
     config = load_train_config({"model": str(build_tiny_checkpoint(tmp_path / "checkpoint")),
                                 "tasks": make_dummy_tasks(tmp_path / "tasks", 2), "output_dir": str(tmp_path / "run"),
-                                "group_size": 2, "tasks_per_step": 2, "steps": 1, "max_response_tokens": 6,
+                                "group_size": 2, "tasks_per_step": 2, "steps": 1, "max_tokens": 6,
                                 "dynamic_sampling": True, "dynamic_sampling_rounds": 3, "concurrency": 1})
     lines = []
     train_grpo(config, episode_fn=constant_on_task0, on_step=lines.append)

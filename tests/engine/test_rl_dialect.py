@@ -28,7 +28,7 @@ def test_grpo_trains_in_the_sandmle_dialect_with_token_ids_on_every_turn(tmp_pat
     task = make_bundle(tmp_path / "tasks", kind="regression")
     config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
                                 "group_size": 4, "tasks_per_step": 1, "steps": 3, "max_turns": 3,
-                                "max_response_tokens": 12, "save_every": 2, "learning_rate": 1e-3, "concurrency": 2,
+                                "max_tokens": 12, "save_every": 2, "learning_rate": 1e-3, "concurrency": 2,
                                 "seed": 1},
                                ["scaffold_options.dialect=sandmle"])
     assert config.scaffold_options == {"dialect": "sandmle"}

@@ -28,7 +28,7 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     task = make_bundle(tmp_path / "tasks", kind="regression")
     config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
                                 "group_size": 4, "tasks_per_step": 1, "steps": 2, "max_turns": 1,
-                                "max_response_tokens": 12, "save_every": 2, "learning_rate": 1e-4, "concurrency": 2})
+                                "max_tokens": 12, "save_every": 2, "learning_rate": 1e-4, "concurrency": 2})
     lines = []
     result = train_grpo(config, on_step=lines.append)
 

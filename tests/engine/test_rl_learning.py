@@ -18,7 +18,7 @@ def config_for(tmp_path, checkpoint, **settings):
     from sandmle.rl.config import load_train_config
 
     base = {"model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 2), "output_dir": str(tmp_path / "run"),
-            "group_size": 4, "tasks_per_step": 2, "steps": 3, "learning_rate": 3e-3, "max_response_tokens": 8,
+            "group_size": 4, "tasks_per_step": 2, "steps": 3, "learning_rate": 3e-3, "max_tokens": 8,
             "save_every": 100, "seed": 3, "concurrency": 1}
     return load_train_config({**base, **settings})
 

@@ -31,7 +31,7 @@ def test_each_preset_loads_validates_and_yields_to_a_user_key(name):
 def test_the_paper_preset_is_the_authors_recipe_and_its_epochs_set_the_steps():
     config = load_train_config({**BASE, "preset": "sandmle-paper"})
     assert (config.group_size, config.tasks_per_step, config.learning_rate, config.kl_coef, config.clip_low,
-            config.clip_high, config.loss_type, config.max_response_tokens, config.max_turns, config.temperature,
+            config.clip_high, config.loss_type, config.max_tokens, config.max_turns, config.temperature,
             config.reward, config.feedback) == (4, 16, 1e-6, 0.0, 0.2, 0.28, "grpo", 32768, 15, 1.0, "dense",
                                                 "score_answers")
     assert config.scaffold_options == {"dialect": "sandmle", "output_lines": 20}

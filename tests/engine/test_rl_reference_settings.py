@@ -59,7 +59,7 @@ def test_one_step_uses_the_loss_baseline_and_timeout_rule_it_was_given(tmp_path,
 
     config = load_train_config({
         "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 2), "output_dir": str(tmp_path / "run"),
-        "group_size": 4, "tasks_per_step": 2, "steps": 1, "learning_rate": 1e-3, "max_response_tokens": 8,
+        "group_size": 4, "tasks_per_step": 2, "steps": 1, "learning_rate": 1e-3, "max_tokens": 8,
         "save_every": 100, "seed": 5, "concurrency": 1, "loss_type": loss_type, "masked_in_baseline": masked_in_baseline,
         "mask_step_timeout_share": share})
     lines = []

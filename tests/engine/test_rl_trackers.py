@@ -42,7 +42,7 @@ def test_grpo_writes_tensorboard_events_beside_metrics_jsonl(tmp_path, checkpoin
 
     config = load_train_config({
         "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 1), "output_dir": str(tmp_path / "run"),
-        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_response_tokens": 6, "save_every": 100,
+        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_tokens": 6, "save_every": 100,
         "concurrency": 1, "report_to": "tensorboard", "run_name": "grpo-trackers-test",
         "eval_tasks": make_dummy_tasks(tmp_path / "eval-tasks", 1), "eval_every": 2, "eval_samples": 2})
     train_grpo(config, episode_fn=written_token_episode)
@@ -143,7 +143,7 @@ def test_grpo_logs_to_trackio_offline_in_the_runs_folder(tmp_path, checkpoint, m
     monkeypatch.setattr(socket.socket, "connect", refuse)
     config = load_train_config({
         "model": str(checkpoint), "tasks": make_dummy_tasks(tmp_path / "tasks", 1), "output_dir": str(tmp_path / "run"),
-        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_response_tokens": 6, "save_every": 100,
+        "group_size": 2, "tasks_per_step": 1, "steps": 2, "max_tokens": 6, "save_every": 100,
         "concurrency": 1, "report_to": ["trackio"], "run_name": "grpo-trackio-test",
         "eval_tasks": make_dummy_tasks(tmp_path / "eval-tasks", 1), "eval_every": 2, "eval_samples": 2})
     train_grpo(config, episode_fn=written_token_episode)

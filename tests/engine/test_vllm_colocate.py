@@ -47,7 +47,7 @@ def test_two_colocate_steps_sync_the_trained_weights_into_vllm(tmp_path):
 
     config = load_train_config({"model": str(checkpoint), "tasks": [str(task)], "output_dir": str(tmp_path / "run"),
                                 "group_size": 4, "tasks_per_step": 1, "steps": 2, "max_turns": 1,
-                                "max_response_tokens": 8, "save_every": 1, "learning_rate": 0.05, "concurrency": 4,
+                                "max_tokens": 8, "save_every": 1, "learning_rate": 0.05, "concurrency": 4,
                                 "generation_wait_s": 60.0,  # one flush per turn: all four episodes' turns
                                 "use_vllm": True, "vllm_mode": "colocate"})
     lines = []

@@ -188,7 +188,7 @@ def test_training_run_resumes_from_its_last_checkpoint_after_sigkill(broker, tas
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(
             task_set=task_set, model=str(model), steps=steps, group_size=2, tasks_per_step=1, learning_rate=1e-4,
-            reward="dense", max_turns=1, max_response_tokens=8, save_every=1)
+            reward="dense", max_turns=1, max_tokens=8, save_every=1)
     send(broker, "workers.training.run_training", run.id, "gpu")
     killed_at = kill_mid_job(broker, TrainingRun, run.id,
                              lambda: TrainingCheckpoint.objects.filter(run_id=run.id).exists(), timeout_s=180)

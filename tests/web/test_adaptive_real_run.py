@@ -35,7 +35,7 @@ def test_an_adaptive_run_from_the_form_takes_a_real_successor(client_for, task_s
     with django_capture_on_commit_callbacks(execute=False):
         response = client_for("curator").post("/training/", GOOD | {
             "model": str(model), "name": "adaptive", "steps": 5, "save_every": 5, "environments": "adaptive",
-            "frontier_evidence": 1, "max_response_tokens": 12, "learning_rate": 0.0})
+            "frontier_evidence": 1, "max_tokens": 12, "learning_rate": 0.0})
     assert response.status_code == 302, response.context["form"].errors
     run = TrainingRun.objects.get()
     assert run.config["environments"] == "adaptive" and run.config["frontier_evidence"] == 1

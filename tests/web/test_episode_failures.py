@@ -94,7 +94,7 @@ def test_training_run_whose_every_episode_failed_fails_with_the_reason(client_fo
     model = build_tiny_checkpoint(Path(settings.DATA_DIR) / "models" / tmp_path.name)  # under the model roots
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(task_set=task_set, model=str(model), steps=2, group_size=2,
-                                                    tasks_per_step=1, max_turns=1, max_response_tokens=8,
+                                                    tasks_per_step=1, max_turns=1, max_tokens=8,
                                                     user=users["curator"])
     assert run_training(run.id) is True
     run = TrainingRun.objects.get(id=run.id)

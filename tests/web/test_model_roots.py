@@ -13,7 +13,7 @@ from training_app.shared.model_roots import outside_message
 from training_app.models import RolloutBatch, TrainingRun
 
 LAUNCH = {"task_set": "web-set", "kind": "grpo", "steps": 1, "group_size": 2, "tasks_per_step": 1,
-          "learning_rate": 1e-4, "max_turns": 1, "max_response_tokens": 8, "save_every": 1}
+          "learning_rate": 1e-4, "max_turns": 1, "max_tokens": 8, "save_every": 1}
 
 
 @pytest.fixture

@@ -235,7 +235,7 @@ BODIES = {
                                                     "feedback": "score", "max_turns": 3},
     ("training-run-list", "post"): lambda s, role, kw: {
         "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
-        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
+        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_tokens": 8,
         "lora_r": "", "save_every": 1},
     ("latency-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000, "seeds": 1,
                                                    "pipelines": ["linear"], "name": "matrix"},
@@ -265,7 +265,7 @@ BODIES = {
                                                         "scaffolds": ["react"], "seeds": 1, "max_turns": 3},
     ("api-training-run-list", "post"): lambda s, role, kw: {
         "task_set": s.task_set.name, "kind": "grpo", "model": s.training_run.config["model"], "steps": 1, "group_size": 2,
-        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8},
+        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_tokens": 8},
     ("api-latency-study-list", "post"): lambda s, role, kw: {"task": s.approved.task_id, "full_rows": 3000,
                                                              "seeds": 1, "pipelines": ["linear"]},
     ("api-audit-list", "post"): lambda s, role, kw: {"task_set": s.task_set.name, "scaffolds": ["react"],

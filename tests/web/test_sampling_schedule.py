@@ -83,7 +83,7 @@ def test_training_takes_the_schedule_from_the_form_and_the_api(client_for, api_f
     from tests.checkpoint_dirs import checkpoint_dir
 
     good = {"task_set": "web-set", "kind": "grpo", "model": checkpoint_dir(settings.DATA_DIR), "steps": 1,
-            "group_size": 2, "tasks_per_step": 1, "max_turns": 1, "max_response_tokens": 8}
+            "group_size": 2, "tasks_per_step": 1, "max_turns": 1, "max_tokens": 8}
     api = api_for("curator")
     for change, key, words in BAD:
         refused = api.post("/api/training-runs/", good | ANNEALED | change, format="json")

@@ -14,7 +14,7 @@ from training_app.models import TrainingRun
 from training_app.runs import services as training_services
 
 GOOD = {"task_set": "web-set", "kind": "grpo", "model": "models/any", "steps": 1, "group_size": 2,
-        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_response_tokens": 8,
+        "tasks_per_step": 1, "learning_rate": 1e-4, "reward": "dense", "max_turns": 1, "max_tokens": 8,
         "lora_r": "", "save_every": 1}
 
 

@@ -17,7 +17,7 @@ GROUPS = (
     ("Run", True, ("name", "task_set", "kind", "preset", "model", "lora_r")),
     ("Recipe", True, ("steps", "epochs", "group_size", "tasks_per_step", "learning_rate", "reward", "scaffold",
                       "scaffold_options", "feedback",
-                      "max_turns", "max_response_tokens", "temperature", "save_every")),
+                      "max_turns", "max_tokens", "temperature", "save_every")),
     # Exploratory Annealed Decoding, next to the temperature it replaces; folded, as it starts off (constant).
     ("Sampling schedule", False, SCHEDULE_KEYS),
     ("Rollout mode and importance weights", False, ("rollout_mode", "max_staleness", "importance_sampling",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from sandmle.episode_budget import BUDGET_DEFAULTS
+
 
 @dataclass
 class SamplingParams:
@@ -20,9 +22,9 @@ class SamplingParams:
     scaffold sets ead_offset to the tokens it sampled before). Defaults are the paper's (c=10, 1.2, 0.1, 1000, 5).
     """
 
-    temperature: float = 1.0
+    temperature: float = BUDGET_DEFAULTS["temperature"]  # the episode budgets (sandmle/episode_budget.py)
     top_p: float = 1.0
-    max_tokens: int = 1024
+    max_tokens: int = BUDGET_DEFAULTS["max_tokens"]
     seed: int | None = None
     stop: list[str] | None = None
     logprobs: bool = True

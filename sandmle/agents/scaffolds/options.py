@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sandmle.episode_budget import BUDGETS, budget
 from sandmle.errors import UsageError
 
 
@@ -18,15 +19,17 @@ class Option:
     max: float | None = None
 
 
-# Budgets an option may set for one scaffold's episodes; without them the run's (campaign's) budgets hold.
-BUDGETS = {
-    "max_turns": Option("int", "policy turns (tree scaffolds: nodes) per episode", min=1, max=1000),
-    "max_tokens": Option("int", "tokens one reply may sample", min=1, max=131072),
-    "step_timeout_s": Option("float", "seconds one sandboxed run may take", min=0.1, max=86400.0),
-    "time_budget_s": Option("float", "seconds one episode may take", min=1.0, max=7 * 86400.0),
-    "context_tokens": Option("int", "prompt tokens before the context is trimmed", min=256, max=1_048_576),
-    "temperature": Option("float", "sampling temperature", min=0.0, max=2.0),
+# The episode budgets (sandmle/episode_budget.py) as options one scaffold's episodes may set; without them the run's
+# (campaign's) budgets hold. The changes are the options' own wording and ranges, which predate the one declaration.
+_OPTION_CHANGES = {
+    "max_turns": {"help": "policy turns (tree scaffolds: nodes) per episode", "max": 1000},  # aira upstream: 500
+    "max_tokens": {"max": 131072},
+    "step_timeout_s": {"help": "seconds one sandboxed run may take"},
+    "time_budget_s": {"help": "seconds one episode may take"},
+    "context_tokens": {"help": "prompt tokens before the context is trimmed", "min": 256, "max": 1_048_576},
 }
+BUDGET_OPTIONS = {entry.key: Option(entry.type, entry.help, min=entry.min, max=entry.max)
+                  for entry in (budget(declared.key, **_OPTION_CHANGES.get(declared.key, {})) for declared in BUDGETS)}
 
 COMMON = {"record_messages": Option("bool", "keep each policy turn's prompt messages in the trajectory")}
 
@@ -108,7 +111,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 def option_specs(scaffold: str) -> dict[str, Option]:
-    return {**SCAFFOLD_OPTIONS[scaffold], **COMMON, **BUDGETS}
+    return {**SCAFFOLD_OPTIONS[scaffold], **COMMON, **BUDGET_OPTIONS}
 
 
 def _convert(scaffold: str, key: str, value: Any) -> Any:
@@ -176,7 +179,7 @@ def resolve_scaffold_options(scaffold: str, options: dict[str, Any] | None) -> t
     merged = {**DEFAULTS[scaffold], **preset, **{k: v for k, v in given.items() if k != "preset"}}
     if "preset" in given:
         merged["preset"] = given["preset"]
-    budgets = {key: merged.pop(key) for key in list(merged) if key in BUDGETS}
+    budgets = {key: merged.pop(key) for key in list(merged) if key in BUDGET_OPTIONS}
     return merged, budgets
 
 
