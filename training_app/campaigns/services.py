@@ -8,6 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from sandmle.episode_budget import BUDGET_KEYS
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
 from sandmle_web.dispatch import enqueue
@@ -20,8 +21,7 @@ from training_app.models import CampaignEpisode, EvalCampaign
 from training_app.shared.model_roots import allowed_policy
 
 # The spec fields a caller sets; the task paths always come from the task set.
-SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", "max_turns", "time_budget_s", "temperature",
-               "scaffold_options", "schedule")
+SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", *BUDGET_KEYS, "scaffold_options", "schedule")
 
 
 def _spec(campaign_spec: dict, task_set: TaskSet):
