@@ -23,15 +23,16 @@ METRICS = (*RATE_FIELDS, "human_rank", "mean_turns", "mean_tokens", "mean_wall_s
 
 
 def outcome_rates(grades, names=("valid_rate", "medal_rate")) -> dict[str, float]:
-    """The share of grades (GradeReports or their stored dicts; None counts as an empty one) with each outcome in `names`, keys of
-    RATE_FIELDS; 0.0 each over no grades. The one place a rollout summary, a GRPO step, its eval and a campaign count:
+    """The share of grades (GradeReports or their stored dicts; None counts as an empty one) with each outcome in
+    `names`, keys of RATE_FIELDS; 0.0 each over no grades. The one place a rollout summary, a GRPO step, its eval and a
+    campaign count:
 
     - valid: the grader scored the submission (`valid_submission`: it exists and passed the format checks);
     - medal: the score reached at least the bronze threshold (`any_medal`: gold, silver or bronze).
     """
     reports = [stored_grade(grade) for grade in grades]
-    return {name: sum(report is not None and bool(getattr(report, RATE_FIELDS[name])) for report in reports) / len(reports)
-            if reports else 0.0
+    return {name: sum(report is not None and bool(getattr(report, RATE_FIELDS[name])) for report in reports)
+            / len(reports) if reports else 0.0
             for name in names}
 
 

@@ -166,7 +166,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     if run.error is not None:
         run.fail()
     # The summary covers every stored episode, those of earlier attempts included.
-    everything = [EngineTrajectory.from_dict(row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
+    rows = Trajectory.objects.filter(batch=batch).only("record")
+    everything = [EngineTrajectory.from_dict(row.record) for row in rows]
     summary = summarize(everything, stats=stats)
     RolloutBatch.objects.filter(id=batch.id).update(summary=summary)
     failures = EpisodeFailures.from_dict(summary["failures"])
