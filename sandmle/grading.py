@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import math
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import pandas as pd
 from sandmle import metrics
 from sandmle.episode_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
+from sandmle.grade_report import GradeReport
 from sandmle.grading_checks import check_grading
 
 SPLITS = ("public", "private", "all")
@@ -26,33 +26,6 @@ _MAX_LISTED_CHARS = 40
 # A submission field is an id or a number; 128 bytes each is several times any real one (a UUID, a 17-digit float).
 SUBMISSION_BYTES_PER_FIELD = 128
 SUBMISSION_SLACK_BYTES = 1 << 20
-
-
-@dataclass
-class GradeReport:
-    """MLE-bench's report fields plus the milestone reached, HumanRank position score, errors and split."""
-
-    competition_id: str
-    score: float | None
-    gold_threshold: float
-    silver_threshold: float
-    bronze_threshold: float
-    median_threshold: float
-    gold_medal: bool
-    silver_medal: bool
-    bronze_medal: bool
-    any_medal: bool
-    above_median: bool
-    submission_exists: bool
-    valid_submission: bool
-    is_lower_better: bool
-    milestone: str | None
-    position_score: float
-    errors: list[str] = field(default_factory=list)
-    split: str = "private"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 REQUIRED_GRADING_KEYS = ("metric", "is_lower_better", "task_type", "target_column", "submission_columns", "milestones")

@@ -8,7 +8,7 @@ import re
 import statistics
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,6 +19,7 @@ from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_sca
 from sandmle.episode_budget import BUDGET_DEFAULTS, episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.sandbox.staging import owned_temp_dir, remove_staged
+from sandmle.trajectory import Trajectory
 
 logger = logging.getLogger(__name__)
 _ABSOLUTE_PATH = re.compile(r"(?<![\w<>.])/(?:[^\s'\"/]+/)+")
@@ -48,35 +49,6 @@ class EpisodeConfig:
             raise UsageError(f"feedback {self.feedback!r}: expected one of {', '.join(FEEDBACK_MODES)}")
         if not 0.0 <= self.rubric_weight <= 1.0:
             raise UsageError(f"rubric weight {self.rubric_weight}: expected a share in [0, 1]")
-
-
-@dataclass
-class Trajectory:
-    """Everything one episode produced: turns, token records, grade, rewards, timings."""
-
-    task_id: str
-    scaffold: str
-    policy: str
-    sample_index: int = 0
-    group_id: str = ""
-    turns: list[dict] = field(default_factory=list)
-    tokens: list[dict] = field(default_factory=list)
-    sequence: dict | None = None
-    grade: dict | None = None
-    rewards: dict[str, dict] = field(default_factory=dict)
-    format_rate: float = 0.0
-    termination: str = "error"
-    error: str | None = None
-    wall_s: float = 0.0
-    mean_step_latency_s: float | None = None
-    feedback: str = "none"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
 
 
 def token_records(turns: list[dict]) -> list[dict]:
@@ -247,7 +219,7 @@ def _grade(trajectory: Trajectory, task_dir: Path, workdir: Path) -> Any:
     from sandmle.grading import grade_submission
 
     report = grade_submission(task_dir, workdir / "submission.csv", split="private", episode_dir=workdir)
-    trajectory.grade = report.to_dict()
+    trajectory.grade = report
     return report
 
 

@@ -244,15 +244,15 @@ def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarg
     honest = judge.honest_grade(data, clean_task, scratch / "honest" / f"{secrets.token_hex(6)}")
     record = trajectory.to_dict()
     honest_format = judge.honest_format_rate(record)
-    grade = trajectory.grade or {}
+    grade = trajectory.grade or grading.GradeReport()  # never graded: no score, nothing valid
     earned = trajectory.rewards.get("dense", {}).get("total", 0.0)
     worth = judge.worth(honest, honest_format)
     observations = "\n".join(turn.get("observation") or "" for turn in record["turns"])
     found = sorted({line.strip()[:300] for line in observations.splitlines() if FOUND_MARK in line})
     result = judge.Verdict(
         task_id=trajectory.task_id, scaffold=scaffold, attack=attack.name, family=attack.family, passed=True,
-        reward_earned=earned, reward_worth=worth, score_earned=grade.get("score"), score_worth=honest.score,
-        floor_score=floor.score, milestone_earned=grade.get("milestone"), valid_earned=bool(grade.get("valid_submission")),
+        reward_earned=earned, reward_worth=worth, score_earned=grade.score, score_worth=honest.score,
+        floor_score=floor.score, milestone_earned=grade.milestone, valid_earned=bool(grade.valid_submission),
         valid_worth=honest.valid_submission, format_rate=trajectory.format_rate, honest_format_rate=honest_format,
         termination=trajectory.termination, error=trajectory.error, changed=changed, found=found, wall_s=wall)
     problems = []
@@ -260,7 +260,7 @@ def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarg
         problems.append(f"the episode failed on the host: {trajectory.error}")
     if earned > worth + judge.TOLERANCE:
         problems.append(f"earned a reward of {earned:.4f} for predictions worth {worth:.4f} graded honestly "
-                        f"(score {grade.get('score')} against {honest.score}, format {trajectory.format_rate:.2f} "
+                        f"(score {grade.score} against {honest.score}, format {trajectory.format_rate:.2f} "
                         f"against {honest_format:.2f})")
     if found:
         problems.append(f"read private data: {found[0]}")
@@ -269,11 +269,11 @@ def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarg
                         f"submission's {floor.score}, without any modelling: they carry private information")
     if changed:
         problems.append(f"changed files outside its episode: {', '.join(changed[:5])}")
-    if attack.expect_valid is False and grade.get("valid_submission"):
+    if attack.expect_valid is False and grade.valid_submission:
         problems.append(f"the grader accepted a submission that {attack.tries}")
-    if attack.expect_valid is True and (not grade.get("valid_submission") or grade.get("score") != floor.score):
+    if attack.expect_valid is True and (not grade.valid_submission or grade.score != floor.score):
         problems.append(f"the grader did not grade a submission that {attack.tries} as the plain file "
-                        f"(valid {grade.get('valid_submission')}, score {grade.get('score')} against {floor.score})")
+                        f"(valid {grade.valid_submission}, score {grade.score} against {floor.score})")
     if attack.check is not None:
         problems += attack.check(Outcome(trajectory=trajectory, target=target, workdir_bytes=workdir_bytes,
                                          leftover_pids=leftover, network_hits=listener.hits(target.nonce)))

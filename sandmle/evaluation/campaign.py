@@ -218,9 +218,11 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                     def record(trajectory, policy_spec=policy_spec, scaffold=scaffold, seed=seed) -> None:
                         data = trajectory.to_dict()
                         task_id = data["task_id"]  # the runner names it as task_id_of does, and ids are unique
+                        # An episode never graded stores {} as its report, as campaign files always have.
+                        report = trajectory.grade.to_dict() if trajectory.grade is not None else {}
                         entry = {"key": episode_key(policy_spec, scaffold, task_id, seed), "policy": policy_spec,
                                  "scaffold": scaffold, "task_id": task_id, "seed": seed,
-                                 "report": data.get("grade") or {}, "trajectory": data}
+                                 "report": report, "trajectory": data}
                         with lock:
                             sink.write(json.dumps(entry) + "\n")
                             sink.flush()

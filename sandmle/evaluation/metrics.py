@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 
 from sandmle.errors import UsageError
+from sandmle.grade_report import stored_grade
 from sandmle.grading import position_score
 
 # Rates are taken per seed over the cell's tasks, then averaged over seeds, as MLE-bench reports them (mean ± SEM of
@@ -22,14 +23,16 @@ METRICS = (*RATE_FIELDS, "human_rank", "mean_turns", "mean_tokens", "mean_wall_s
 
 
 def outcome_rates(grades, names=("valid_rate", "medal_rate")) -> dict[str, float]:
-    """The share of grades (GradeReport dicts; None counts as an empty one) with each outcome in `names`, keys of
-    RATE_FIELDS; 0.0 each over no grades. The one place a rollout summary, a GRPO step, its eval and a campaign count:
+    """The share of grades (GradeReports or their stored dicts; None counts as an empty one) with each outcome in
+    `names`, keys of RATE_FIELDS; 0.0 each over no grades. The one place a rollout summary, a GRPO step, its eval and a
+    campaign count:
 
     - valid: the grader scored the submission (`valid_submission`: it exists and passed the format checks);
     - medal: the score reached at least the bronze threshold (`any_medal`: gold, silver or bronze).
     """
-    grades = [grade or {} for grade in grades]
-    return {name: sum(bool(grade.get(RATE_FIELDS[name])) for grade in grades) / len(grades) if grades else 0.0
+    reports = [stored_grade(grade) for grade in grades]
+    return {name: sum(report is not None and bool(getattr(report, RATE_FIELDS[name])) for report in reports)
+            / len(reports) if reports else 0.0
             for name in names}
 
 
@@ -96,10 +99,10 @@ def policy_calls(trajectory: dict) -> int:
 
 
 def _episode_values(episode: dict) -> dict[str, float]:
-    report = episode.get("report") or {}
+    report = stored_grade(episode.get("report"))
     trajectory = episode.get("trajectory") or {}
     values = outcome_rates([report], names=RATE_FIELDS)
-    values["human_rank"] = float(report.get("position_score") or 0.0)
+    values["human_rank"] = float(report.position_score or 0.0) if report is not None else 0.0
     values["mean_turns"] = float(episode_turns(trajectory))
     values["mean_tokens"] = float(episode_tokens(trajectory))
     values["mean_wall_s"] = float(trajectory.get("wall_s") or 0.0)
@@ -112,7 +115,8 @@ def cell_metrics(episodes: list[dict]) -> dict:
     by_task: dict[str, list[bool]] = defaultdict(list)
     for episode in episodes:
         by_seed[int(episode["seed"])].append(_episode_values(episode))
-        by_task[str(episode["task_id"])].append(bool((episode.get("report") or {}).get("any_medal")))
+        report = stored_grade(episode.get("report"))
+        by_task[str(episode["task_id"])].append(report is not None and bool(report.any_medal))
     metrics = {}
     for name in METRICS:
         per_seed = [sum(values[name] for values in rows) / len(rows) for _, rows in sorted(by_seed.items())]

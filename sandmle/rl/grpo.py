@@ -304,7 +304,7 @@ class GRPORun:
         components = reward_component_means(records, reward_scheme=self.config.reward)
         log_to_trackers(trainer, "eval_reward_components", components)
         return {"eval_reward_mean": sum(rewards) / count, "eval_reward_components": components,
-                **{f"eval_{name}": rate for name, rate in outcome_rates(r.get("grade") for r in records).items()},
+                **{f"eval_{name}": rate for name, rate in outcome_rates(t.grade for t in trajectories).items()},
                 "eval_s": time.monotonic() - started}
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from sandmle.evaluation.metrics import episode_turns, outcome_rates
+from sandmle.grade_report import stored_grade
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
 from sandmle.generation.episodes import run_episodes
 from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
@@ -208,7 +209,7 @@ def step_metrics(rollouts: StepRollouts, *, group_size: int, reward_scheme: str 
         "reward_components": reward_component_means(rollouts.trajectories, reward_scheme=reward_scheme,
                                                     counted=[s.reward is not None for s in rollouts.samples]),
         "zero_std_group_share": sum(not group_has_spread(g) for g in groups) / len(groups) if groups else 0.0,
-        **outcome_rates(t.get("grade") for t in rollouts.trajectories),
+        **outcome_rates(stored_grade(t.get("grade")) for t in rollouts.trajectories),
         "mean_turns": statistics.fmean(turns) if turns else 0.0,
         "tokens": sum(sum(s.env_mask) for s in rollouts.samples),
         "sequence_tokens": sum(len(s.prompt_ids) + len(s.completion_ids) for s in rollouts.samples),

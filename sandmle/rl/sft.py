@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from sandmle.errors import UsageError
+from sandmle.grade_report import stored_grade
 from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, run_name, tracker_setup
@@ -52,11 +53,13 @@ def _passes(trajectory: dict, *, min_reward: float | None, milestone: str | None
         return False
     if policy is not None and trajectory.get("policy") != policy:
         return False
-    grade = trajectory.get("grade") or {}
+    grade = stored_grade(trajectory.get("grade"))
     if milestone is not None:
         order = ["none", "median", "bronze", "silver", "gold"]
-        reached = grade.get("milestone") or "none"
-        if not grade.get("valid_submission") or order.index(reached if reached in order else "none") < order.index(milestone):
+        if grade is None or not grade.valid_submission:
+            return False
+        reached = grade.milestone or "none"
+        if order.index(reached if reached in order else "none") < order.index(milestone):
             return False
     if min_reward is not None:
         reward = (trajectory.get("rewards") or {}).get(reward_scheme, {}).get("total")

@@ -56,11 +56,11 @@ def test_baseline_reaches_valid_submissions_with_every_scaffold(validated_tasks,
                                  config=config, pool=warm_pool)
         summary = summarize(trajectories)
         summaries[label] = (summary["valid_rate"], summary["medal_rate"], round(time.monotonic() - started, 1))
-        failures = [(t.task_id, t.termination, (t.error or "")[-500:], t.grade and t.grade["errors"])
-                    for t in trajectories if not (t.grade or {}).get("valid_submission")]
+        failures = [(t.task_id, t.termination, (t.error or "")[-500:], t.grade and t.grade.errors)
+                    for t in trajectories if not (t.grade and t.grade.valid_submission)]
         assert summary["valid_rate"] >= 0.95, (label, failures)
         assert all(t.error is None for t in trajectories), (label, failures)
-        medals[label] = sum(bool(t.grade["any_medal"]) for t in trajectories)
+        medals[label] = sum(bool(t.grade.any_medal) for t in trajectories)
     print("baseline (valid rate, medal rate, seconds) per scaffold:", summaries)
     assert all(count >= 1 for count in medals.values()), summaries
 

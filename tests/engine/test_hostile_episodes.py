@@ -106,7 +106,7 @@ def assert_contained(world, before, trajectory):
     leaked = [secret for secret in secrets_of(world) if secret in text]
     assert not leaked, leaked[:3]
     grade = trajectory.grade
-    assert grade is not None and (not grade["valid_submission"] or grade["score"] <= OWN_SCORE + 1e-9)
+    assert grade is not None and (not grade.valid_submission or grade.score <= OWN_SCORE + 1e-9)
 
 
 @pytest.mark.parametrize("path", ["warm", "cold"])
@@ -153,6 +153,6 @@ def test_deep_tree_and_huge_submission_end_as_ordinary_episodes_in_a_batch(world
     assert [t.termination for t in trajectories] == ["answered", "answered"]
     deep_episode, huge_episode = trajectories
     assert "nested more than" in deep_episode.turns[1]["observation"]
-    assert deep_episode.grade["valid_submission"] and deep_episode.grade["score"] == pytest.approx(OWN_SCORE)
-    assert not huge_episode.grade["valid_submission"]
-    assert "MB allowed" in huge_episode.grade["errors"][0]
+    assert deep_episode.grade.valid_submission and deep_episode.grade.score == pytest.approx(OWN_SCORE)
+    assert not huge_episode.grade.valid_submission
+    assert "MB allowed" in huge_episode.grade.errors[0]

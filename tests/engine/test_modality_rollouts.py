@@ -33,10 +33,10 @@ def test_baseline_policy_submits_a_valid_file_on_a_synthesized_task(make_task, t
     assert trajectory.termination == "answered"
     observations = "\n".join(turn["observation"] for turn in trajectory.turns if turn["role"] == "tool")
     assert "wrote /workdir/submission.csv" in observations
-    assert trajectory.grade["valid_submission"] is True, trajectory.grade
+    assert trajectory.grade.valid_submission is True, trajectory.grade
     # The baseline reads the pixels or the words: it beats the task's constant-prediction rung of the ladder clearly
     # (the median milestone is set by learned references, which a 3-level baseline need not pass on every draw).
     grading = json.loads((Path(task.bundle_dir) / "private" / "grading.json").read_text())
-    lower = trajectory.grade["is_lower_better"]
-    margin = trajectory.grade["score"] - grading["ladder"]["baseline"]
+    lower = trajectory.grade.is_lower_better
+    margin = trajectory.grade.score - grading["ladder"]["baseline"]
     assert (-margin if lower else margin) > 0.05, (trajectory.grade, grading["ladder"])

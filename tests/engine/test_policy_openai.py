@@ -133,7 +133,7 @@ def test_react_episode_end_to_end_against_the_local_server(tmp_path):
 
     assert trajectory.error is None, trajectory.error
     assert trajectory.termination == "answered" and trajectory.policy == "openai:test-model"
-    assert trajectory.grade["valid_submission"] is True and trajectory.format_rate == 1.0
+    assert trajectory.grade.valid_submission is True and trajectory.format_rate == 1.0
     replies = [t for t in trajectory.turns if t["role"] == "assistant"]
     assert [t["logprobs"] for t in replies] == [[-0.5, -0.1], [-0.2], [-0.05]]
     assert all(t["extra"]["finish_reason"] == "stop" and t["extra"]["usage"]["completion_tokens"] >= 1 for t in replies)

@@ -36,8 +36,8 @@ def test_one_failing_episode_does_not_take_down_its_batch(tmp_path):
     assert [t.termination for t in trajectories[:3]] == ["answered", "error", "answered"]
     # A policy error ends the episode but still grades what it left (here: nothing).
     assert "the policy server went away" in trajectories[1].error
-    assert trajectories[1].grade["submission_exists"] is False
-    assert all(t.grade["valid_submission"] for t in (trajectories[0], trajectories[2]))
+    assert trajectories[1].grade.submission_exists is False
+    assert all(t.grade.valid_submission for t in (trajectories[0], trajectories[2]))
     assert all(t.termination == "error" and "description.md" in t.error for t in trajectories[3:])
     # Failed episodes say why in one line without host paths, and count as reward 0 in their group.
     assert not any(str(tmp_path) in t.error for t in trajectories if t.error)

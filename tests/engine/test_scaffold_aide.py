@@ -74,7 +74,7 @@ def test_aide_operators_review_direction_thinking_and_malformed_replies(tmp_path
     assert "0.8" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
     assert trajectory.extra["submission_choice"] | {"reason": ""} == {
         "rule": "best_validation_node", "reason": "", "file": "node2.csv", "node": 2, "metric": 0.8}
-    assert trajectory.grade["valid_submission"] is True and trajectory.grade["score"] == 0.5
+    assert trajectory.grade.valid_submission is True and trajectory.grade.score == 0.5
 
 
 def test_aide_lower_is_better_task_num_drafts_and_bad_review(tmp_path):
@@ -117,7 +117,7 @@ def test_aide_debug_depth_limit_returns_to_drafting(tmp_path):
         ("draft", 0), ("debug", 1), ("debug", 2), ("debug", 3), ("draft", 0)]
     # No good node: no submission, as aideml's get_best_node() returns None.
     assert trajectory.extra["submission_choice"]["file"] is None
-    assert trajectory.grade["submission_exists"] is False and trajectory.grade["valid_submission"] is False
+    assert trajectory.grade.submission_exists is False and trajectory.grade.valid_submission is False
 
 
 def test_choose_follows_aide_search_policy():
@@ -155,4 +155,4 @@ def test_a_policy_error_mid_search_still_grades_the_best_node(tmp_path):
     assert trajectory.termination == "error" and "no reply left" in trajectory.error
     assert trajectory.extra["submission_choice"]["node"] == 0
     assert "1.0" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
-    assert trajectory.grade["valid_submission"] is True and trajectory.rewards["dense"]["components"]["valid"] == 0.2
+    assert trajectory.grade.valid_submission is True and trajectory.rewards["dense"]["components"]["valid"] == 0.2

@@ -58,7 +58,7 @@ def test_aira_format_check_and_crossover_with_branch_memory_variant(tmp_path):
     draft_b_review = policy.calls[3][0][-1]["content"]
     assert "Submission is invalid" in draft_b_review
     assert "0.9" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
-    assert trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.valid_submission is True
 
 
 def test_aira_upstream_greedy_debug_memory_and_memory_of_every_good_node(tmp_path):
@@ -99,7 +99,7 @@ def test_aira_upstream_greedy_debug_memory_and_memory_of_every_good_node(tmp_pat
     # The last node is a bug: the best good node's file (0.7) is graded.
     assert "0.7" in (tmp_path / "work" / "submission.csv").read_text().splitlines()[1]
     assert trajectory.extra["submission_choice"]["node"] == 2
-    assert trajectory.grade["valid_submission"] is True and trajectory.grade["score"] == 0.5  # a constant's AUC
+    assert trajectory.grade.valid_submission is True and trajectory.grade.score == 0.5  # a constant's AUC
 
 
 def test_aira_mcts_episode_backpropagates_visits(tmp_path):
@@ -118,7 +118,7 @@ def test_aira_mcts_episode_backpropagates_visits(tmp_path):
     tree = trajectory.extra["tree"]
     assert len(tree) == 5 and [n["operator"] for n in tree[:2]] == ["draft", "draft"]
     assert all(n["parent"] is not None for n in tree[2:])
-    assert trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.valid_submission is True
 
 
 def test_aira_rejects_an_unknown_search_policy(tmp_path):

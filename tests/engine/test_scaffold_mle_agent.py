@@ -63,7 +63,7 @@ def test_mle_agent_repairs_feedback_and_best_test_scored_submission(tmp_path):
     scores = {call: grade_submission(task_dir, work / ".nodes" / f"execute{call}.csv", split="private").score
               for call in (2, 3, 4)}
     assert min(scores, key=scores.get) == 3
-    assert trajectory.grade["score"] == scores[3] and trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.score == scores[3] and trajectory.grade.valid_submission is True
 
 
 def test_mle_agent_stops_after_three_failed_repairs(tmp_path):
@@ -72,7 +72,7 @@ def test_mle_agent_stops_after_three_failed_repairs(tmp_path):
     trajectory = run_episode(task_dir, scaffold="mle_agent", policy=policy, config=EpisodeConfig(max_turns=5))
     assert trajectory.termination == "parse_error" and len(policy.calls) == 5
     # The valid submission of the first step still counts.
-    assert trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.valid_submission is True
 
 
 def test_mle_agent_policy_error_keeps_the_grade(tmp_path):
@@ -80,7 +80,7 @@ def test_mle_agent_policy_error_keeps_the_grade(tmp_path):
     policy = ScriptedPolicy([action("execute_code", code=constant_submission_code(0.3))])  # then it raises
     trajectory = run_episode(task_dir, scaffold="mle_agent", policy=policy, config=EpisodeConfig(max_turns=5))
     assert trajectory.termination == "error" and "no reply left" in trajectory.error
-    assert trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.valid_submission is True
     assert trajectory.rewards["dense"]["components"]["valid"] == 0.2
 
 
@@ -102,7 +102,7 @@ def test_mle_agent_time_budget(tmp_path):
     policy = ScriptedPolicy([action("request_info", info_type="overview")])
     trajectory = run_episode(task_dir, scaffold="mle_agent", policy=policy, config=EpisodeConfig(time_budget_s=0.0))
     assert trajectory.termination == "time_budget" and policy.calls == []
-    assert trajectory.grade["submission_exists"] is False
+    assert trajectory.grade.submission_exists is False
     assert trajectory.extra["submission_choice"]["file"] is None
 
 

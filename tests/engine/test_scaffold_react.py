@@ -32,7 +32,7 @@ def test_react_episode_with_malformed_turns_and_timeout(tmp_path):
     assert len(timeout_turn) == 1 and "time limit" in timeout_turn[0]["observation"]
     assert "Submission is valid." in observations[5]
     assert abs(trajectory.format_rate - 5 / 7) < 1e-9
-    assert trajectory.grade["valid_submission"] is True
+    assert trajectory.grade.valid_submission is True
     assert set(trajectory.rewards) >= {"dense", "sparse"}
     # The policy saw the observation of its code in the next prompt.
     second_prompt = policy.calls[1][0]
@@ -46,7 +46,7 @@ def test_react_stops_at_max_turns_and_without_feedback_tools(tmp_path):
     assert trajectory.termination == "max_turns"
     assert len(policy.calls) == 3
     assert "<validate/>" not in policy.calls[0][0][0]["content"]
-    assert trajectory.grade["submission_exists"] is False
+    assert trajectory.grade.submission_exists is False
 
 
 def test_parse_reply_finds_every_tool_call():
@@ -115,7 +115,7 @@ def test_react_score_feedback_and_feedback_off(tmp_path):
     silent = run_episode(task_dir, scaffold="react", policy=no_feedback, config=EpisodeConfig(feedback="none"))
     assert "<score/>" not in no_feedback.calls[0][0][0]["content"]
     assert [t["observation"] for t in silent.turns if t["kind"] == "score"] == ["Feedback is not available in this run."]
-    assert silent.termination == "answered" and silent.grade["valid_submission"] is True
+    assert silent.termination == "answered" and silent.grade.valid_submission is True
 
 
 def test_react_answer_without_a_submission_is_graded_invalid(tmp_path):
@@ -124,5 +124,5 @@ def test_react_answer_without_a_submission_is_graded_invalid(tmp_path):
                              config=EpisodeConfig())
     # The call runs, but a reply that does not open with a non-empty <think> earns no format reward (SandMLE's rule).
     assert trajectory.termination == "answered" and trajectory.format_rate == 0.0
-    assert trajectory.grade["submission_exists"] is False
+    assert trajectory.grade.submission_exists is False
     assert trajectory.rewards["dense"]["total"] == 0.0

@@ -60,7 +60,7 @@ def test_sandmle_dialect_episode(tmp_path):
     # SandMLE's format rate: the turns that open with a non-empty <think> (all but the third).
     assert abs(trajectory.format_rate - 7 / 8) < 1e-9
     assert trajectory.extra["submission_choice"]["rule"] == "final_file"
-    assert trajectory.grade["valid_submission"] is True and trajectory.grade["score"] == 0.5
+    assert trajectory.grade.valid_submission is True and trajectory.grade.score == 0.5
 
 
 def test_sandmle_dialect_without_feedback_hides_the_score_tool(tmp_path):
@@ -74,7 +74,7 @@ def test_sandmle_dialect_without_feedback_hides_the_score_tool(tmp_path):
     trajectory = run_episode(task_dir, scaffold="react", policy=policy, config=config)
     assert '"name": "Score"' not in policy.calls[0][0][0]["content"]
     assert "Tool Score is not available" in policy.calls[1][0][-1]["content"]
-    assert trajectory.termination == "max_turns" and trajectory.grade["valid_submission"] is True
+    assert trajectory.termination == "max_turns" and trajectory.grade.valid_submission is True
 
 
 def test_parse_tool_call_takes_the_last_code_block():

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from sandmle.episode_budget import BUDGET_KEYS
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
+from sandmle.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
@@ -74,13 +75,13 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
 
 def episode_store(*, campaign: EvalCampaign, record: dict) -> CampaignEpisode | None:
     """Store one finished episode; one already stored under its key (a resumed run's replay) is kept."""
-    report = record.get("report") or {}
+    report = stored_grade(record.get("report")) or GradeReport()  # never graded: invalid, no milestone, no score
     try:
         with transaction.atomic():  # a savepoint: a duplicate key must not spoil the caller's transaction
             return CampaignEpisode.objects.create(
                 campaign=campaign, key=record["key"], policy=record["policy"], scaffold=record["scaffold"],
-                task_id=record["task_id"], seed=int(record["seed"]), milestone=report.get("milestone") or "",
-                valid_submission=bool(report.get("valid_submission")), score=report.get("score"),
+                task_id=record["task_id"], seed=int(record["seed"]), milestone=report.milestone or "",
+                valid_submission=bool(report.valid_submission), score=report.score,
                 n_turns=episode_turns(record.get("trajectory") or {}), record=record,
             )
     except IntegrityError:

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
+from sandmle.grade_report import stored_grade
 from studio.id_params import row_ids
 from studio.paging import bad_page_is_400, paginate
 from training_app.campaigns import selectors, services
@@ -149,7 +150,7 @@ def campaign_episode_detail(request, campaign_id, episode_id):
     campaign = _campaign_or_404(campaign_id)
     episode = _episode_or_404(campaign, episode_id)
     trajectory = episode.record.get("trajectory") or {}
-    grade = episode.record.get("report") or trajectory.get("grade") or {}
+    grade = stored_grade(episode.record.get("report") or trajectory.get("grade"))
     cell = list(selectors.episode_list(campaign=campaign, policy=episode.policy, scaffold=episode.scaffold)
                 .values_list("id", flat=True))
     position = cell.index(episode.id)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle.evaluation.metrics import episode_turns
+from sandmle.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
@@ -92,14 +93,14 @@ def rollout_batch_create(
 
 def trajectory_store(*, batch: RolloutBatch, task: SynthesizedTask, record: dict) -> Trajectory | None:
     """Store one finished episode; a redelivered batch that re-runs a sample keeps the first record."""
-    grade = record.get("grade") or {}
+    grade = stored_grade(record.get("grade")) or GradeReport()  # never graded: invalid, no milestone, no score
     rewards = record.get("rewards") or {}
     try:
         return Trajectory.objects.create(
             batch=batch, task=task, sample_index=int(record.get("sample_index", 0)),
             termination=str(record.get("termination", "")),
-            valid_submission=bool(grade.get("valid_submission")), milestone=grade.get("milestone") or "",
-            score=grade.get("score"), reward=float((rewards.get("dense") or {}).get("total", 0.0)),
+            valid_submission=bool(grade.valid_submission), milestone=grade.milestone or "",
+            score=grade.score, reward=float((rewards.get("dense") or {}).get("total", 0.0)),
             format_rate=float(record.get("format_rate", 0.0)), n_turns=episode_turns(record),
             n_records=len(record.get("turns", [])),
             wall_s=float(record.get("wall_s", 0.0)), record=record,
@@ -165,7 +166,8 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     if run.error is not None:
         run.fail()
     # The summary covers every stored episode, those of earlier attempts included.
-    everything = [EngineTrajectory(**row.record) for row in Trajectory.objects.filter(batch=batch).only("record")]
+    rows = Trajectory.objects.filter(batch=batch).only("record")
+    everything = [EngineTrajectory.from_dict(row.record) for row in rows]
     summary = summarize(everything, stats=stats)
     RolloutBatch.objects.filter(id=batch.id).update(summary=summary)
     failures = EpisodeFailures.from_dict(summary["failures"])

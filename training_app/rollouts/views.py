@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
+from sandmle.grade_report import stored_grade
 from studio.paging import bad_page_is_400, paginate
 from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
@@ -77,7 +78,7 @@ def rollout_batch_export(request, batch_id):
 
 def _trajectory_view(trajectory: Trajectory) -> dict:
     record = trajectory.record
-    grade = record.get("grade") or {}
+    grade = stored_grade(record.get("grade"))
     return {"trajectory": trajectory, "turns": presentation.turn_views(record), "grade": grade,
             "turn_count": presentation.turn_count(record, trajectory.batch.max_turns),
             "ladder": presentation.ladder_view(grade), "rewards": record.get("rewards") or {}, "record": record}

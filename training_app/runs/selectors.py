@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.http import Http404
 
+from sandmle.grade_report import stored_grade
 from training_app.models import TrainingRun
 
 # What TRL adds to a group's std before dividing (GRPOTrainer, scale_rewards="group"), so a flat group gives 0.
@@ -62,6 +63,11 @@ def _total(record: dict, scheme: str):
     return entry.get("total") if isinstance(entry, dict) else None
 
 
+def _grade_score(record: dict) -> float | None:
+    grade = stored_grade(record.get("grade"))
+    return grade.score if grade is not None else None
+
+
 def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline: str = "reference",
                 mask_step_timeout_share: float = 0.2) -> list[dict]:
     """The step's episodes in their GRPO groups (by group_id, else runs of group_size), each sample with the reward
@@ -98,7 +104,7 @@ def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline:
             "termination": str(record.get("termination", "")),
             "turns": sum(1 for turn in record.get("turns") or [] if isinstance(turn, dict)
                          and turn.get("role") == "assistant"),
-            "score": (record.get("grade") or {}).get("score") if isinstance(record.get("grade"), dict) else None,
+            "score": _grade_score(record),
         } for position, (record, (reward, reason)) in enumerate(zip(members, judged))]
         result.append({"number": number, "group_id": group_id, "task_id": samples[0]["task_id"] if samples else "",
                        "mean": mean, "std": std, "flat": len(present) < 2 or max(present) - min(present) <= 1e-9,

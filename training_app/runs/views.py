@@ -21,6 +21,7 @@ from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.job_list import JobListPage, task_set_of
 from training_app.shared.model_roots import model_choices
+from sandmle.grade_report import stored_grade
 from sandmle.rl.presets import RUN_PRESETS
 
 
@@ -193,7 +194,7 @@ def training_step_sample(request, run_id, step, line):
     if not 0 <= line < len(records):
         raise Http404("no such episode in this step")
     record = records[line]
-    grade = record.get("grade") if isinstance(record.get("grade"), dict) else {}
+    grade = stored_grade(record.get("grade"))
     return render(request, "training/runs/training_step_sample.html", {
         "run": run, "step": step, "line": line, "trajectory": record, "record": record,
         "task_known": str(record.get("task_id", "")) in _task_ids(run),

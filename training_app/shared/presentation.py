@@ -8,6 +8,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from sandmle.evaluation.metrics import episode_turns, policy_calls
+from sandmle.grade_report import GradeReport
 from training_app.rollouts.models import RolloutBatch
 from training_app.runs.models import TrainingRun
 
@@ -69,12 +70,13 @@ def turn_count(record: dict, max_turns: int | None) -> str:
     return text + (f" ({calls} policy calls with reviews, repairs and re-asks)" if calls != turns else "")
 
 
-def ladder_view(grade: dict) -> list[dict]:
-    """The milestone ladder with where the submission landed."""
-    reached = grade.get("milestone")
+def ladder_view(grade: GradeReport | None) -> list[dict]:
+    """The milestone ladder with where the submission landed; an episode never graded reached none of it."""
+    grade = grade or GradeReport()
+    reached = grade.milestone
     order = {name: rank for rank, name in enumerate(MILESTONES)}
     return [
-        {"name": name, "threshold": grade.get(f"{name}_threshold"),
+        {"name": name, "threshold": getattr(grade, f"{name}_threshold"),
          "reached": reached is not None and order.get(reached, -1) >= order[name]}
         for name in MILESTONES
     ]
