@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandmle.errors import UsageError
-from sandmle.grading import GradeReport
+from sandmle.grade_report import GradeReport
 
 
 @dataclass

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sandmle import grading, metrics
-from sandmle.grading import GradeReport
+from sandmle.grade_report import GradeReport
 from sandmle.rewards import compute_reward
 
 DIGITS = re.compile(r"(\d+)(?!.*\d)")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle import grading
+from sandmle.grade_report import GradeReport
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.audit import verdict as judge
 from sandmle.audit.agent_code import FOUND_MARK
@@ -244,7 +245,7 @@ def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarg
     honest = judge.honest_grade(data, clean_task, scratch / "honest" / f"{secrets.token_hex(6)}")
     record = trajectory.to_dict()
     honest_format = judge.honest_format_rate(record)
-    grade = trajectory.grade or grading.GradeReport()  # never graded: no score, nothing valid
+    grade = trajectory.grade or GradeReport()  # never graded: no score, nothing valid
     earned = trajectory.rewards.get("dense", {}).get("total", 0.0)
     worth = judge.worth(honest, honest_format)
     observations = "\n".join(turn.get("observation") or "" for turn in record["turns"])

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle import grading
+from sandmle.grade_report import GradeReport
 from sandmle.agents.scaffolds import mle_agent, react
 from sandmle.agents.scaffolds.tree import extract_plan_and_code
 from sandmle.episode_files import EpisodeDir, RefusedFile
@@ -90,7 +91,7 @@ def capture_submission(workdir: Path, task_dir: Path) -> bytes | None:
         return None
 
 
-def honest_grade(data: bytes | None, clean_task: Path, scratch: Path) -> grading.GradeReport:
+def honest_grade(data: bytes | None, clean_task: Path, scratch: Path) -> GradeReport:
     """The captured bytes graded against the clean copy of the task, from a folder no episode has touched."""
     scratch.mkdir(parents=True, exist_ok=True)
     submission = scratch / "submission.csv"
@@ -128,7 +129,7 @@ def _well_formed(scaffold: str, turn: dict) -> bool:
     return extract_plan_and_code(text)[2]
 
 
-def worth(report: grading.GradeReport, format_rate: float) -> float:
+def worth(report: GradeReport, format_rate: float) -> float:
     return dense_reward(report=report, format_rate=format_rate).total
 
 

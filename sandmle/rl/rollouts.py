@@ -11,7 +11,8 @@ from sandmle.evaluation.metrics import episode_turns, outcome_rates
 from sandmle.grade_report import stored_grade
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
 from sandmle.generation.episodes import run_episodes
-from sandmle.rollout import EpisodeConfig, Trajectory, run_episode
+from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.trajectory import Trajectory
 
 # Episodes that ran out of wall-clock time are cut mid-thought, and an error stopped the policy mid-episode: their
 # tokens say nothing about the policy's choices, so they get no loss. Whether their reward still counts in their

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from sandmle.agents.policies.base import SamplingParams
-from sandmle.rollout import Trajectory, flatten_tokens, token_records
+from sandmle.rollout import flatten_tokens, token_records
+from sandmle.trajectory import Trajectory
 
 TARGET_SHARE_OF_VOCAB = 0.5  # the rewarded tokens: the lower half of the vocabulary (about half at random init)
 

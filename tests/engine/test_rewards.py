@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.grading import GradeReport
+from sandmle.grade_report import GradeReport
 from sandmle.rewards import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
 from tests.chat_server import ChatServer
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from sandmle.grade_report import GradeReport, stored_grade
-from sandmle.rollout import Trajectory as RunnerTrajectory
 from sandmle.trajectory import Trajectory
 
 
@@ -25,10 +24,6 @@ def full_trajectory(grade: GradeReport | None) -> Trajectory:
                       grade=grade, rewards={"dense": {"name": "dense", "total": 0.8, "components": {}}},
                       format_rate=1.0, termination="submitted", wall_s=3.5, mean_step_latency_s=0.2,
                       feedback="score", extra={"reward_from": {"score": 0.91}})
-
-
-def test_the_runner_module_serves_the_same_trajectory():
-    assert RunnerTrajectory is Trajectory
 
 
 def test_a_graded_trajectory_round_trips_exactly_through_dicts_and_json():

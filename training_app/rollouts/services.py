@@ -120,7 +120,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     from sandmle.failures import EpisodeFailures
     from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
-    from sandmle.rollout import Trajectory as EngineTrajectory
+    from sandmle.trajectory import Trajectory as EngineTrajectory
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False
