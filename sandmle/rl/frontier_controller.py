@@ -83,6 +83,7 @@ class FrontierController:
             task_id, root, level = _task_meta(task_dir)
             self.slots.append(Slot(task_dir=str(task_dir), task_id=task_id, root=root, level=level))
         self.versions: dict[str, int] = {}
+        self.requests_at: dict[str, int] = {}  # "<root>@<level>": successors asked for at that level
         self.pending: list[Pending] = []
         self.futures: dict[int, Future] = {}
         self.counts = {"made": 0, "accepted": 0, "rejected": 0}
@@ -152,11 +153,16 @@ class FrontierController:
             rate = self.rate(index)
             reason = (f"step {step}: success {rate:.2f} {'above' if move > 0 else 'below'} the band "
                       f"{self.band[0]:g}-{self.band[1]:g} at level {slot.level}")
-            # Each request of a lineage draws other rows: a refused successor is not asked for again byte for byte.
-            tries = self.versions.get(slot.root, 0)
-            pending = Pending(slot=index, level=slot.level + move, reason=reason, rng=self.seed * 1000 + tries,
-                              requested_step=step, parent_dir=slot.task_dir)
-            self.versions[slot.root] = tries + 1
+            # A lineage's first request at a level keeps the root's rows (rng 0), so its levels differ by their knobs
+            # alone; a later one at the same level draws other rows, so a refused successor is not asked for again
+            # byte for byte and a level visited twice is not the same task id twice.
+            at = f"{slot.root}@{slot.level + move}"
+            earlier = self.requests_at.get(at, 0)
+            pending = Pending(slot=index, level=slot.level + move, reason=reason,
+                              rng=self.seed * 1000 + earlier if earlier else 0, requested_step=step,
+                              parent_dir=slot.task_dir)
+            self.versions[slot.root] = self.versions.get(slot.root, 0) + 1
+            self.requests_at[at] = earlier + 1
             self._start(pending)
             self.pending.append(pending)
             self.counts["made"] += 1
@@ -237,7 +243,7 @@ class FrontierController:
     # --- resume ---------------------------------------------------------------------------------------------------
     def state(self) -> dict:
         return {"slots": [asdict(slot) for slot in self.slots], "versions": dict(self.versions),
-                "counts": dict(self.counts),
+                "requests_at": dict(self.requests_at), "counts": dict(self.counts),
                 "pending": [{**asdict(p), "started": 0.0} for p in self.pending]}
 
     def load_state(self, state: dict) -> None:
@@ -245,6 +251,7 @@ class FrontierController:
         bytes), their clocks restarted."""
         self.slots = [Slot(**slot) for slot in state["slots"]]
         self.versions = dict(state["versions"])
+        self.requests_at = dict(state.get("requests_at", {}))  # absent from a run saved before levels kept rows
         self.counts = dict(state["counts"])
         self.pending = []
         for saved in state["pending"]:

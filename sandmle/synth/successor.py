@@ -85,9 +85,10 @@ def successor_spec(root_spec: dict, level: int, *, rng: int = 0, attempt: int = 
         return root
     knobs = levels.LEVELS[level]
     n_train = knobs.n_train or root.n_train
+    # The first try keeps the root's rows (sandmle.synth.levels says why); a retry or another rng draws new ones.
+    seed = root.rng_seed if attempt == 0 and rng == 0 else stage_seed(root.rng_seed, 1000 + level, attempt * 1000003 + rng)
     return dataclasses.replace(
-        root, n_train=n_train, noise=scaled_recipe(root.noise, knobs.noise_scale),
-        rng_seed=stage_seed(root.rng_seed, 1000 + level, attempt * 1000003 + rng),
+        root, n_train=n_train, noise=scaled_recipe(root.noise, knobs.noise_scale), rng_seed=seed,
         difficulty={"level": level, "n_train": n_train, "noise_scale": knobs.noise_scale,
                     "milestone_shift": knobs.milestone_shift})
 

@@ -42,6 +42,7 @@ def measured(task_dirs, policy):
 def test_success_rate_does_not_rise_with_the_level_on_two_seeds(iris_results, tmp_path, fitting_policy):
     from sandmle.seeds import load_bundled_seed
     from sandmle.synth import synthesize
+    from sandmle.synth.levels import MIN_LEVEL
     from sandmle.synth.successor import successor
 
     wine = [r for r in synthesize(load_bundled_seed("wine"), count=2, rng=11, out_dir=tmp_path / "wine")
@@ -49,7 +50,9 @@ def test_success_rate_does_not_rise_with_the_level_on_two_seeds(iris_results, tm
     totals = []
     for seed, roots in (("iris", iris_results), ("wine", wine)):
         counts = []
-        for level in (-2, 0, 2):
+        # Not level 3: its 80 rows cannot be the root's, so each lineage gets a new draw there, and one of wine's
+        # two draws was solved (bench/level_spread measures every level).
+        for level in (MIN_LEVEL, 0, 2):
             made = [successor(root.bundle_dir, level, out_dir=tmp_path / seed / str(level)) for root in roots]
             counts.append(measured([m.bundle_dir for m in made if m.status == "validated"], fitting_policy))
         rates = [wins / runs for wins, runs in counts]
@@ -63,25 +66,28 @@ def test_frontier_moves_a_saturated_and_an_impossible_task_towards_the_band(iris
                                                                             capsys):
     from sandmle.synth.successor import successor
 
-    saturated = iris_results[0].bundle_dir  # the fitted trees earn a medal at level 0, not at level 1
-    impossible = successor(saturated, 1, out_dir=tmp_path / "start").bundle_dir  # so its level 1 is out of reach
+    root = iris_results[0]
+    # The fitted trees earn a medal on this lineage up to level 2, not at level 3 (measured through the sandbox).
+    saturated = successor(root.bundle_dir, 2, out_dir=tmp_path / "start").bundle_dir
+    impossible = successor(root.bundle_dir, 3, out_dir=tmp_path / "start").bundle_dir
     out = tmp_path / "relevelled"
     assert main(["frontier", str(saturated), str(impossible), "--policy", fitting_policy, "--out", str(out),
                  "--samples", "1", "--max-turns", "1", "--concurrency", "2"]) == 0
     report = json.loads((out / "frontier.json").read_text())
     first, second = report["rows"]
-    assert (first["level"], first["rate"], first["action"]) == (0, 1.0, "harder")
-    assert (first["successor"]["status"], first["successor"]["level"], first["rate_after"]) == ("validated", 1, 0.0)
-    assert first["successor"]["reason"] == "solved 1 of 1 at level 0"
-    assert (second["level"], second["rate"], second["action"]) == (1, 0.0, "easier")
-    assert (second["successor"]["status"], second["successor"]["level"], second["rate_after"]) == ("validated", 0, 1.0)
-    assert second["successor"]["task_id"] == iris_results[0].task_id  # level 0 of a lineage is its root
+    assert (first["level"], first["rate"], first["action"]) == (2, 1.0, "harder")
+    assert (first["successor"]["status"], first["successor"]["level"], first["rate_after"]) == ("validated", 3, 0.0)
+    assert first["successor"]["reason"] == "solved 1 of 1 at level 2"
+    assert (second["level"], second["rate"], second["action"]) == (3, 0.0, "easier")
+    assert (second["successor"]["status"], second["successor"]["level"], second["rate_after"]) == ("validated", 2, 1.0)
+    # A lineage's level is one task: its first try keeps the root's rows, so the same level gives the same bytes.
+    assert second["successor"]["task_id"] == saturated.name and first["successor"]["task_id"] == impossible.name
     assert report["moved"] == 2 and report["failed"] == 0
     # The new set is the two successors, complete bundles with their lineage, beside frontier.json.
     assert sorted(report["tasks"]) == sorted(str(out / row["successor"]["task_id"]) for row in report["rows"])
     lineage = json.loads((out / first["successor"]["task_id"] / "task.json").read_text())["lineage"]
-    assert lineage | {"root_spec": None} == {"root": iris_results[0].task_id, "parent": iris_results[0].task_id,
-                                             "level": 1, "reason": "solved 1 of 1 at level 0", "root_spec": None}
+    assert lineage | {"root_spec": None} == {"root": root.task_id, "parent": saturated.name, "level": 3,
+                                             "reason": "solved 1 of 1 at level 2", "root_spec": None}
     table = capsys.readouterr().out
     assert "harder" in table and "easier" in table and '"moved": 2' in table
 

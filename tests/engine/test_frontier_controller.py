@@ -55,6 +55,21 @@ def test_moves_follow_the_band_after_enough_evidence(iris_results, tmp_path):
     assert len(held.requests) == 2  # a slot with a successor in the making asks for no other
 
 
+def test_a_first_request_at_a_level_keeps_the_roots_rows_and_a_repeat_draws_new_ones(iris_results, tmp_path):
+    """rng 0 makes a successor from the root's own rows (sandmle.synth.levels); after a refusal, the same level is
+    asked for with another rng, so the refused bytes are not made again."""
+    controller, held = _controller(iris_results, tmp_path)
+    controller.record(0, [1.0] * 4)
+    controller.after_step(2, lambda slot: None)
+    (future,) = controller.futures.values()
+    future.set_result({"status": "rejected", "reasons": ["the critic refused it"]})
+    controller.after_step(3, lambda slot: None)
+    controller.record(0, [1.0] * 4)
+    controller.after_step(4, lambda slot: None)
+    assert [(r["level"], r["rng"]) for r in held.requests] == [(1, 0), (1, 1)]
+    assert controller.state()["requests_at"] == {f"{controller.slots[0].root}@1": 2}
+
+
 def test_inside_the_band_and_at_the_range_edge_nothing_moves(iris_results, tmp_path):
     controller, held = _controller(iris_results, tmp_path, level_range=[0, 0])
     controller.record(0, [1.0, 0.0, 1.0, 0.0])  # 0.5: inside
@@ -109,7 +124,7 @@ def test_a_failed_synthesis_leaves_the_parent_and_waits_before_asking_again(iris
     ({"frontier_band": [0.8, 0.2]}, "frontier_band: 0.8 to 0.2 is empty or inverted"),
     ({"frontier_band": [0.2, 1.2]}, "frontier_band: 0.2 to 1.2 lies outside 0 to 1"),
     ({"frontier_band": [0.5]}, "frontier_band: expected [LOW, HIGH], two numbers"),
-    ({"level_range": [-1, 3]}, "level_range: -1 to 3 reaches beyond the level table (-2 to 2)"),
+    ({"level_range": [-1, 4]}, "level_range: -1 to 4 reaches beyond the level table (-4 to 3)"),
     ({"level_range": [1, -1]}, "level_range: 1 to -1 is inverted"),
     ({"steps": 3}, "steps: 3 are too few for adaptive environments"),
     ({"adaptive_review": "none"}, "adaptive_review: 'none' is not one of audit, hold"),

@@ -60,7 +60,11 @@ def test_a_run_killed_mid_synthesis_resumes_with_its_set_lineages_and_pending_su
     from sandmle.rl.grpo import train_grpo
     from sandmle.rl.run_files import CURRICULUM_FILE
 
-    parent = iris_results[0]
+    from sandmle.synth.successor import successor
+
+    root = iris_results[0]
+    # The fitted program earns a medal on this lineage up to level 2, not at level 3 (tests/engine/test_frontier.py).
+    parent = successor(root.bundle_dir, 2, out_dir=tmp_path / "start")
     output_dir = tmp_path / "run"
     config = adaptive_config(fitting_checkpoint, [parent.bundle_dir], output_dir, steps=6, save_every=1)
     config_file = tmp_path / "adaptive.yaml"
@@ -81,9 +85,9 @@ def test_a_run_killed_mid_synthesis_resumes_with_its_set_lineages_and_pending_su
     saved = json.loads(saved_file.read_text())["environments"]
     assert not list((output_dir / "environments" / "made").glob("*.json"))  # killed before the worker finished
     (pending,) = saved["pending"]
-    assert (pending["slot"], pending["level"], pending["requested_step"]) == (0, 1, 2)
-    assert saved["slots"][0]["outcomes"] == [1, 1, 1, 1] and saved["slots"][0]["level"] == 0
-    assert saved["versions"] == {parent.task_id: 1} and saved["counts"]["made"] == 1
+    assert (pending["slot"], pending["level"], pending["requested_step"]) == (0, 3, 2)
+    assert saved["slots"][0]["outcomes"] == [1, 1, 1, 1] and saved["slots"][0]["level"] == 2
+    assert saved["versions"] == {root.task_id: 1} and saved["counts"]["made"] == 1
 
     lines: list[dict] = []
 
@@ -95,19 +99,19 @@ def test_a_run_killed_mid_synthesis_resumes_with_its_set_lineages_and_pending_su
     result = train_grpo(config, resume=True, on_step=on_step)
     assert result["steps_done"] == 6 and lines[0]["step"] == 3
     made = json.loads(next((output_dir / "environments" / "made").glob("*.json")).read_text())
-    assert made["status"] == "validated" and made["level"] == 1 and made["reason"] == pending["reason"]
-    assert (output_dir / "environments" / "made" / f"{parent.bundle_dir.name}-1-{pending['rng']}.json").is_file()
+    assert made["status"] == "validated" and made["level"] == 3 and made["reason"] == pending["reason"]
+    assert (output_dir / "environments" / "made" / f"{parent.bundle_dir.name}-3-{pending['rng']}.json").is_file()
     step4 = [json.loads(row) for row in (output_dir / "trajectories" / "step-000004.jsonl").read_text().splitlines()]
     assert {row["task_id"] for row in step4} == {made["task_id"]}
     log = [json.loads(row) for row in (output_dir / "environments" / "environments.jsonl").read_text().splitlines()]
     # One request (before the kill), its successor accepted after the resume: nothing asked for twice. Out of the
-    # fitted program's reach, level 1 asks to go back down only after twice the evidence (steps 4 and 5).
+    # fitted program's reach, level 3 asks to go back down only after twice the evidence (steps 4 and 5).
     assert [(entry["event"], entry["step"], entry["level"]) for entry in log] == [
-        ("requested", 2, 1), ("accepted", 4, 1), ("requested", 6, 0)]
+        ("requested", 2, 3), ("accepted", 4, 3), ("requested", 6, 2)]
     assert lines[1]["successors_made"] == 1 and lines[1]["successors_accepted"] == 1
     # The step line says what happened and where the set stands.
-    assert made["audit"]["passed"] is True and made["reason"] == "step 2: success 1.00 above the band 0.2-0.8 at level 0"
+    assert made["audit"]["passed"] is True and made["reason"] == "step 2: success 1.00 above the band 0.2-0.8 at level 2"
     assert [e["event"] for e in lines[1]["environment_events"]] == ["accepted"]
-    assert lines[1]["environment_events"][0]["parent"] == parent.task_id and lines[1]["level_mean"] == 1.0
+    assert lines[1]["environment_events"][0]["parent"] == parent.task_id and lines[1]["level_mean"] == 3.0
     assert lines[0]["successors_pending"] == 1 and lines[0]["frontier_share"] == 0.0  # 1.0: above the band
     assert "zero_std_group_share" in lines[0] and lines[0]["reward_mean"] >= 0.5

@@ -54,7 +54,10 @@ def test_a_successor_is_the_same_bytes_for_the_same_lineage_level_and_rng(iris_r
     assert task["bundle_sha256"] == json.loads((again.bundle_dir / "task.json").read_text())["bundle_sha256"]
     assert verify_bundle(first.bundle_dir)  # its spec alone rebuilds it
     assert level_of(task) == 2 and task["spec"]["n_train"] == LEVELS[2].n_train
-    assert task["spec"]["noise"]["scale"] == 1.5 and task["spec"]["rule"] == iris_results[0].spec.rule  # same rule
+    assert task["spec"]["noise"]["scale"] == LEVELS[2].noise_scale and task["spec"]["rule"] == iris_results[0].spec.rule
+    # The first try draws the root's rows (the levels differ by their knobs alone); another rng draws new ones.
+    other_spec = json.loads((other.bundle_dir / "task.json").read_text())["spec"]
+    assert task["spec"]["rng_seed"] == iris_results[0].spec.rng_seed != other_spec["rng_seed"]
     assert task["lineage"] | {"root_spec": None} == {"root": iris_results[0].task_id, "parent": iris_results[0].task_id,
                                                      "level": 2, "reason": "solved 4 of 4 at level 0",
                                                      "root_spec": None}
