@@ -69,7 +69,7 @@ def test_rollout_policy_outside_the_list_is_refused(api_for, house_llm, stored_t
         training_services.rollout_batch_create(task_set=task_set, scaffold="react", policy=f"openai:m@{OUTSIDE}")
     assert refused.value.field == "policy" and "not an allowed LLM host" in str(refused.value)
     batch = RolloutBatch.objects.create(task_set=task_set, scaffold="react", policy=f"openai:m@{OUTSIDE}", samples=1,
-                                        concurrency=1, feedback="score", max_turns=2, queue="sandbox")
+                                        concurrency=1, feedback="score", budgets={"max_turns": 2}, queue="sandbox")
     with pytest.raises(ServiceError):  # the worker task fails, and says why on the row
         training_services.rollout_batch_execute(batch_id=batch.id, worker="test")
     batch.refresh_from_db()

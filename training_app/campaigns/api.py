@@ -16,17 +16,17 @@ from training_app.campaigns import selectors, services
 from training_app.campaigns.filters import CampaignFilter
 from training_app.models import EvalCampaign, RolloutBatch
 from training_app.shared.job_api import JobCancelApi, job_launch
+from training_app.shared.budget_inputs import BudgetInputs
 from training_app.shared.schedule_inputs import ScheduleField
 
 
-class CampaignInput(serializers.Serializer):
+class CampaignInput(BudgetInputs):
     task_set = serializers.SlugField()
     policies = serializers.ListField(child=serializers.CharField(max_length=500), min_length=1)
     scaffolds = serializers.ListField(child=serializers.ChoiceField(choices=RolloutBatch.Scaffold.choices), min_length=1)
     seeds = serializers.IntegerField(min_value=1, max_value=20, default=3)
     baseline = serializers.CharField(max_length=500, required=False, allow_blank=True, allow_null=True, default=None)
     feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.choices, default="score")
-    max_turns = serializers.IntegerField(min_value=1, max_value=100, default=15)
     scaffold_options = serializers.DictField(
         child=serializers.DictField(), required=False, default=dict,
         help_text="per scaffold, {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}; "

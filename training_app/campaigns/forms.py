@@ -3,7 +3,7 @@
 from django import forms
 
 from training_app.models import RolloutBatch
-from training_app.shared.presentation import TURNS_HELP
+from training_app.shared.budget_inputs import add_budget_fields
 from training_app.shared.schedule_inputs import add_schedule_fields, clean_schedule, schedule_groups
 
 
@@ -17,7 +17,6 @@ class CampaignForm(forms.Form):
     seeds = forms.IntegerField(min_value=1, max_value=20, initial=3, help_text="repeats per task (MLE-bench: 3 or more)")
     baseline = forms.CharField(max_length=500, required=False, help_text="the policy every cell is compared with")
     feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
-    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15, help_text=TURNS_HELP)
     scaffold_options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False,
         help_text="one per line: KEY=VALUE for every scaffold or SCAFFOLD.KEY=VALUE for one, e.g. preset=upstream, "
@@ -26,6 +25,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+        add_budget_fields(self)
         add_schedule_fields(self)
 
     def clean_policies(self) -> list[str]:

@@ -19,6 +19,7 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
+from training_app.shared.budget_inputs import checked_budgets
 from training_app.shared.model_roots import allowed_policy
 
 # The spec fields a caller sets; the task paths always come from the task set.
@@ -34,11 +35,11 @@ def _spec(campaign_spec: dict, task_set: TaskSet):
 
 @transaction.atomic
 def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[str], seeds: int = 3,
-                    baseline: str | None = None, feedback: str = "score", max_turns: int = 15,
-                    time_budget_s: float = 900.0, temperature: float = 1.0, scaffold_options: dict | None = None,
-                    schedule: dict | None = None, name: str = "", user=None) -> EvalCampaign:
+                    baseline: str | None = None, feedback: str = "score", scaffold_options: dict | None = None,
+                    schedule: dict | None = None, name: str = "", user=None, **budgets) -> EvalCampaign:
     """Validate with the engine's own checks (its UsageError names the field) and queue the campaign.
 
+    budgets: an episode's budgets by their keys (sandmle/episode_budget.py), the engine's defaults for the rest.
     scaffold_options: {scaffold: {option: value}}, each column's preset and options, stored checked in the spec.
     schedule: the sampling schedule's keys, stored as the engine checked them ({} when constant).
     """
@@ -50,8 +51,7 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
         resolved = {policy: allowed_policy(policy, user=user, field="policies") for policy in policies}
         policies, baseline = [resolved[policy] for policy in policies], resolved.get(baseline, baseline)
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
-              "feedback": feedback, "max_turns": max_turns, "time_budget_s": float(time_budget_s),
-              "temperature": float(temperature), "scaffold_options": dict(scaffold_options or {}),
+              "feedback": feedback, **checked_budgets(budgets), "scaffold_options": dict(scaffold_options or {}),
               "schedule": dict(schedule or {})}
     try:
         spec = _spec(values, task_set)

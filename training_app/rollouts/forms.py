@@ -3,8 +3,8 @@
 from django import forms
 
 from training_app.models import RolloutBatch
+from training_app.shared.budget_inputs import add_budget_fields
 from training_app.shared.schedule_inputs import add_schedule_fields, clean_schedule, schedule_groups
-from training_app.shared.presentation import TURNS_HELP
 
 
 class RolloutBatchForm(forms.Form):
@@ -15,7 +15,6 @@ class RolloutBatchForm(forms.Form):
     samples = forms.IntegerField(min_value=1, max_value=64, initial=2, label="samples per task (G)")
     concurrency = forms.IntegerField(min_value=1, max_value=32, initial=2)
     feedback = forms.ChoiceField(choices=RolloutBatch.Feedback.choices, initial="score")
-    max_turns = forms.IntegerField(min_value=1, max_value=100, initial=15, help_text=TURNS_HELP)
     scaffold_options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), required=False,
         help_text="one KEY=VALUE per line, e.g. preset=upstream or dialect=sandmle")
@@ -23,6 +22,7 @@ class RolloutBatchForm(forms.Form):
     def __init__(self, *args, task_set_names: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_set"].choices = [(name, name) for name in task_set_names]
+        add_budget_fields(self)
         add_schedule_fields(self)
 
     def clean(self):

@@ -28,7 +28,8 @@ class RolloutBatch(Job):
     samples = models.PositiveIntegerField(default=1)
     concurrency = models.PositiveIntegerField(default=2)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.SCORE)
-    max_turns = models.PositiveIntegerField(default=15)
+    # An episode's budgets by their keys (sandmle/episode_budget.py), checked with every key filled in.
+    budgets = models.JSONField(default=dict, blank=True)
     # The scaffold's options and preset, checked by the engine (sandmle.agents.scaffolds.options).
     scaffold_options = models.JSONField(default=dict, blank=True)
     # The sampling schedule's keys, checked by the engine (checked_schedule): {} samples at one temperature.
@@ -39,6 +40,16 @@ class RolloutBatch(Job):
 
     class Meta(Job.Meta):
         indexes = [models.Index(fields=["-created_at"], name="rollout_created")]  # lists: newest first
+
+    def episode_budgets(self) -> dict:
+        """Every budget key: the stored ones, the engine's defaults for keys declared after the batch was made."""
+        from sandmle.episode_budget import BUDGET_DEFAULTS
+
+        return {**BUDGET_DEFAULTS, **(self.budgets or {})}
+
+    @property
+    def max_turns(self) -> int:
+        return int(self.episode_budgets()["max_turns"])
 
 
 class Trajectory(models.Model):

@@ -3,17 +3,17 @@
 from rest_framework import serializers
 
 from training_app.models import RolloutBatch, Trajectory
+from training_app.shared.budget_inputs import BudgetInputs
 from training_app.shared.schedule_inputs import ScheduleField
 
 
-class RolloutBatchInput(serializers.Serializer):
+class RolloutBatchInput(BudgetInputs):
     task_set = serializers.SlugField()
     scaffold = serializers.ChoiceField(choices=RolloutBatch.Scaffold.choices)
     policy = serializers.CharField(max_length=500, default="baseline")
     samples = serializers.IntegerField(min_value=1, max_value=64, default=1)
     concurrency = serializers.IntegerField(min_value=1, max_value=32, default=2)
     feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.choices, default="score")
-    max_turns = serializers.IntegerField(min_value=1, max_value=100, default=15)
     scaffold_options = serializers.DictField(
         required=False, default=dict,
         help_text="the scaffold's {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}")
@@ -26,7 +26,7 @@ class RolloutBatchListOutput(serializers.ModelSerializer):
 
     class Meta:
         model = RolloutBatch
-        fields = ["id", "name", "task_set", "scaffold", "policy", "samples", "concurrency", "feedback", "max_turns",
+        fields = ["id", "name", "task_set", "scaffold", "policy", "samples", "concurrency", "feedback", "budgets",
                   "scaffold_options", "schedule", "queue", "state", "progress", "progress_message", "error", "created_at", "started_at",
                   "finished_at"]
 

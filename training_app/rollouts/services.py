@@ -17,6 +17,7 @@ from sandmle_web.queues import Queue
 from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
+from training_app.shared.budget_inputs import checked_budgets
 from training_app.shared.model_roots import allowed_policy
 from training_app.shared.checkpoints import checkpoint_problem
 
@@ -46,10 +47,12 @@ def _check_policy(policy: str, *, user=None) -> str:
 @transaction.atomic
 def rollout_batch_create(
     *, task_set: TaskSet, scaffold: str, policy: str, samples: int = 1, concurrency: int = 2,
-    feedback: str = "score", max_turns: int = 15, scaffold_options: dict | None = None, schedule: dict | None = None,
-    name: str = "", user=None,
+    feedback: str = "score", scaffold_options: dict | None = None, schedule: dict | None = None,
+    name: str = "", user=None, **budgets,
 ) -> RolloutBatch:
     """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker.
+
+    budgets: an episode's budgets by their keys (sandmle/episode_budget.py), stored checked with every key filled in.
 
     scaffold_options: the scaffold's {option: value} or {"preset": ...}, checked by the engine with the key named.
     schedule: the sampling schedule's keys (sandmle/agents/policies/schedule.py), stored checked ({} when constant).
@@ -63,8 +66,7 @@ def rollout_batch_create(
         raise ServiceError("samples per task must be between 1 and 64", field="samples")
     if not 1 <= concurrency <= 32:
         raise ServiceError("concurrency must be between 1 and 32", field="concurrency")
-    if not 1 <= max_turns <= 100:
-        raise ServiceError("max turns must be between 1 and 100", field="max_turns")
+    budgets = checked_budgets(budgets)
     from sandmle.agents.scaffolds.options import check_scaffold_options
     from sandmle.errors import UsageError
 
@@ -84,7 +86,7 @@ def rollout_batch_create(
     queue = Queue.GPU if policy.startswith("hf:") else Queue.SANDBOX
     batch = RolloutBatch.objects.create(
         name=name, task_set=task_set, scaffold=scaffold, policy=policy, samples=samples, concurrency=concurrency,
-        feedback=feedback, max_turns=max_turns, scaffold_options=scaffold_options, schedule=schedule,
+        feedback=feedback, budgets=budgets, scaffold_options=scaffold_options, schedule=schedule,
         queue=queue.value, created_by=user,
     )
     enqueue("workers.rollouts.run_rollout_batch", args=(batch.id,), queue=queue)
@@ -117,6 +119,7 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     """
     from sandmle.agents.policies.base import SamplingParams
     from sandmle.agents.policies.schedule import sampling_schedule
+    from sandmle.episode_budget import episode_budget_kwargs
     from sandmle.failures import EpisodeFailures
     from sandmle.generation import GenerationStats
     from sandmle.rollout import EpisodeConfig, run_batch, summarize
@@ -141,9 +144,10 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
 
     def episodes(put, should_stop):
         _check_policy(batch.policy)  # again in the worker: the allow-list may have changed since the batch was made
-        config = EpisodeConfig(feedback=batch.feedback, max_turns=batch.max_turns,
+        episode_budgets, sampling_budgets = episode_budget_kwargs(batch.episode_budgets())
+        config = EpisodeConfig(feedback=batch.feedback, **episode_budgets,
                                scaffold_options=dict(batch.scaffold_options or {}),
-                               sampling=SamplingParams(**sampling_schedule(batch.schedule or {})))
+                               sampling=SamplingParams(**sampling_budgets, **sampling_schedule(batch.schedule or {})))
         # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.
         options = {"api_key_env": settings.SANDMLE_LLM_KEY_ENV} if batch.policy.startswith("openai:") else {}
         return run_batch(
