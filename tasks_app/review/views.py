@@ -12,8 +12,8 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.models import ReviewComment, SynthesizedTask
 from tasks_app.review import selectors as review_selectors
 from tasks_app.review import services as review_services

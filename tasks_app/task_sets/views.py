@@ -10,8 +10,8 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.frontier import selectors as frontier_selectors
 from tasks_app.frontier.forms import FrontierRunForm
 from tasks_app.models import TaskSet

@@ -11,7 +11,7 @@ from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
 from sandmle.grade_report import stored_grade
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.paging import bad_page_is_400, paginate
 from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
 from training_app.rollouts.forms import RolloutBatchForm
