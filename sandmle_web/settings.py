@@ -75,7 +75,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.roles",
-                "studio.context_processors.job_queue",
+                "sandmle_web.broker.job_queue",
             ],
             # Every page words statuses, scaffolds and scores the same way (score, status_word, field_name, ...).
             "builtins": ["studio.templatetags.studio_words"],

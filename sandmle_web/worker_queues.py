@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 
+from sandmle_web.broker import broker_reachable
 from sandmle_web.celery import app
 from sandmle_web.queues import Queue
 
@@ -22,8 +23,6 @@ _last: dict = {"at": float("-inf"), "queues": None}
 
 
 def _ask_workers() -> frozenset[str] | None:
-    from studio.context_processors import broker_reachable
-
     if not broker_reachable() or app.conf.broker_url.startswith("filesystem://"):
         return None
     try:

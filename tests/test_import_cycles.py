@@ -5,6 +5,12 @@ counts, the ones inside functions too: a function-level import is how a circle h
 policies/base.py imported the policies that import base.py; tasks_app's services and forms imported each other
 that way), and it still ties the two modules together. Imports under `if TYPE_CHECKING:` never run and are left
 out; so is the implicit import of a module's parent packages, which Python resolves without a circle.
+
+Two more arrows are checked on the same parse. Nothing under sandmle/ imports Django, DRF or a web package of the
+repository, by any statement (the engine runs without a database). And no app imports another app's internals: an
+app's public surface is its `models`, `services` and `selectors` (the app's own or a feature folder's), its
+`shared/` package and the few modules in PUBLIC_MODULES; views, api, serializers, forms, filters, charts and the rest
+belong to the app alone.
 """
 
 from __future__ import annotations
@@ -144,3 +150,84 @@ def test_cycles_are_found_and_named():
 def test_no_module_imports_one_that_imports_it_back():
     cycles = import_cycles(import_graph(ROOT))
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
+
+
+# The engine stands alone: usable from the CLI, a notebook or a worker without a database (DESIGN.md).
+WEB_PACKAGES = {"django", "rest_framework", "drf_spectacular", "django_filters", "django_celery_results"}
+
+
+def web_imports(root: Path) -> list[str]:
+    """`module: imported` for every import statement under sandmle/ of Django, DRF or a web package of this repository
+    (sandmle_web, workers, the apps). Every statement counts: inside functions and under `if TYPE_CHECKING:` too."""
+    web = WEB_PACKAGES | {"sandmle_web", "workers"} | app_names(root)
+    found = []
+    for name, file in sorted(project_modules(root).items()):
+        if name.split(".")[0] != "sandmle":
+            continue
+        for node in ast.walk(ast.parse(file.read_text(), filename=str(file))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                targets = [node.module or ""]
+            else:
+                continue  # a relative import stays inside sandmle/
+            found += [f"{name}: {target}" for target in targets if target.split(".")[0] in web]
+    return found
+
+
+def app_names(root: Path) -> set[str]:
+    """The repository's Django apps: the top-level packages with an apps.py."""
+    return {path.parent.name for path in root.glob("*/apps.py") if (path.parent / "__init__.py").is_file()}
+
+
+# An app's public surface, what another app may import (HackSoft's rule: models, services for writes, selectors for
+# reads): its `models`, `services` and `selectors`, at the app's top or in a feature folder (`tasks_app.review.services`);
+# anything in its `shared/` package (helpers it offers its features and the other apps: training_app's job launch
+# API, trajectory presentation, checkpoint rules; tasks_app's training_hooks, which training_app fills in); and the
+# modules listed here. Everything else (views, api, serializers, forms, filters, charts, urls, apps, management
+# commands) is the app's own.
+PUBLIC_NAMES = {"models", "services", "selectors"}
+PUBLIC_MODULES = {"accounts.roles", "accounts.permissions"}  # every page and API of every app checks roles
+
+
+def is_public(module: str) -> bool:
+    parts = module.split(".")
+    return module in PUBLIC_MODULES or parts[-1] in PUBLIC_NAMES and len(parts) <= 3 or "shared" in parts[1:2]
+
+
+def foreign_internals(graph: dict[str, set[str]], apps: set[str]) -> list[str]:
+    """`importer -> imported` for each import by one app of a module of another app outside its public surface."""
+    return [
+        f"{importer} -> {imported}"
+        for importer in sorted(graph)
+        if importer.split(".")[0] in apps
+        for imported in sorted(graph[importer])
+        if imported.split(".")[0] in apps - {importer.split(".")[0]} and not is_public(imported)
+    ]
+
+
+def test_the_engine_imports_no_django():
+    assert web_imports(ROOT) == []
+
+
+def test_a_lazy_django_import_in_the_engine_is_seen(tmp_path):
+    (tmp_path / "sandmle").mkdir()
+    (tmp_path / "sandmle" / "__init__.py").write_text("")
+    (tmp_path / "sandmle" / "quiet.py").write_text("def f():\n    from django.db import models\n    import json\n")
+    assert web_imports(tmp_path) == ["sandmle.quiet: django.db"]
+
+
+def test_an_app_is_seen_importing_another_apps_internals():
+    graph = {
+        "shop.orders.views": {"shop.orders.services", "billing.invoices.views", "billing.invoices.selectors"},
+        "billing.invoices.services": {"shop.models", "shop.shared.money", "shop.orders.forms"},
+    }
+    assert foreign_internals(graph, {"shop", "billing"}) == [
+        "billing.invoices.services -> shop.orders.forms", "shop.orders.views -> billing.invoices.views"]
+
+
+def test_no_app_imports_another_apps_internals():
+    apps = app_names(ROOT)
+    assert {"accounts", "studio", "tasks_app", "training_app"} <= apps
+    crossings = foreign_internals(import_graph(ROOT), apps)
+    assert not crossings, "imports of another app's internals: " + "; ".join(crossings)

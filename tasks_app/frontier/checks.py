@@ -4,8 +4,8 @@ engine's own rules (sandmle.evaluation.frontier), the policy's host or checkpoin
 from __future__ import annotations
 
 from sandmle.errors import UsageError
+from sandmle_web.errors import ServiceError
 from sandmle_web.llm_hosts import openai_policy_refusal
-from studio.errors import ServiceError
 from tasks_app.frontier.models import SAMPLES_MAX
 
 

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import transaction
 
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.frontier import checks
 from tasks_app.frontier.joining import new_task_set_with
 from tasks_app.frontier.models import FrontierRun, FrontierSuccessor

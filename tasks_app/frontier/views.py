@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
+from sandmle_web.errors import ServiceError, form_errors_from
 from tasks_app.frontier import selectors, services
 from tasks_app.frontier.forms import FrontierRunForm
 from tasks_app.frontier.models import FrontierRun

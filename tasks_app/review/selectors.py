@@ -6,6 +6,7 @@ from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, Quer
 
 from accounts.roles import Role, has_role
 from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
+from tasks_app.review.forms import ThreadCommentForm
 from tasks_app.shared.reason_visibility import blank_hidden_reasons
 from tasks_app.tasks.selectors import task_list, task_list_rows
 
@@ -81,3 +82,10 @@ def task_comments_for(*, task: SynthesizedTask, user) -> QuerySet[ReviewComment]
     if has_role(user, Role.REVIEWER):
         return comments
     return comments.filter(visibility=ReviewComment.Visibility.EVERYONE)
+
+
+def turn_comment_context(*, trajectory, user) -> dict:
+    """The trajectory page's turn comments: each turn with the threads the user may read."""
+    by_turn = turn_threads(trajectory=trajectory, user=user)
+    return {"turn_rows": [(turn, by_turn.get(turn, [])) for turn in range(max(trajectory.n_records, 1))],
+            "thread_form": ThreadCommentForm(), "may_comment": has_role(user, Role.REVIEWER)}

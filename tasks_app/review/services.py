@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.frontier.joining import successor_approved
 from tasks_app.models import ReviewComment, ReviewDecision, SavedReviewView, SynthesizedTask, TaskAuditEntry
 

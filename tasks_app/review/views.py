@@ -12,13 +12,14 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.models import ReviewComment, SynthesizedTask
 from tasks_app.review import selectors as review_selectors
 from tasks_app.review import services as review_services
 from tasks_app.review.filters import FILTER_NAMES, UNASSIGNED, ReviewQueueFilter, reviewer_choices
 from tasks_app.review.forms import BulkReviewForm, DecisionForm, ReasonForm, SavedViewForm, ThreadCommentForm
+from tasks_app.shared import training_hooks
 from tasks_app.tasks.rollout_stats import attach_rollout_stats
 
 QUEUE_PER_PAGE = 50
@@ -194,19 +195,10 @@ def comment_resolve(request, comment_id):
     return _back(comment.task)
 
 
-def turn_comment_context(*, trajectory, user) -> dict:
-    """The trajectory page's turn comments: each turn with the threads the user may read."""
-    by_turn = review_selectors.turn_threads(trajectory=trajectory, user=user)
-    return {"turn_rows": [(turn, by_turn.get(turn, [])) for turn in range(max(trajectory.n_records, 1))],
-            "thread_form": ThreadCommentForm(), "may_comment": has_role(user, Role.REVIEWER)}
-
-
 @role_required(Role.REVIEWER)
 @require_POST
 def trajectory_turn_comment(request, trajectory_id, turn):
-    from training_app.models import Trajectory
-
-    trajectory = get_object_or_404(Trajectory.objects.select_related("task").defer("record"), id=trajectory_id)
+    trajectory = get_object_or_404(training_hooks.trajectories().select_related("task").defer("record"), id=trajectory_id)
     form = ThreadCommentForm(request.POST)
     back = reverse("trajectory-detail", args=[trajectory.id])
     if not form.is_valid():

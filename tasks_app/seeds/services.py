@@ -10,7 +10,7 @@ from django.db import transaction
 
 from sandmle import seeds as engine_seeds
 from sandmle.dna import extract_dna
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import Seed, TaskDNA
 
 SEED_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")

@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.seeds import dna_page, held_uploads, selectors, services
 from tasks_app.seeds.forms import SeedUploadForm
 from tasks_app.synthesis import selectors as synthesis_selectors

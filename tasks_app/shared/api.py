@@ -7,7 +7,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from accounts.permissions import IsCurator
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 
 
 def service_call(call):

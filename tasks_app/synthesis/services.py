@@ -10,10 +10,10 @@ from django.db import transaction
 
 from accounts.roles import Role, has_role
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.llm_hosts import llm_url_refusal
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskAuditEntry
 from tasks_app.review.difficulty import task_difficulty
 from tasks_app.review.services import audit_record

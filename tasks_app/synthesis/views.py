@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.models import SynthesisRun
 from tasks_app.synthesis import selectors
 from tasks_app.tasks import selectors as task_selectors

@@ -3,51 +3,21 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsReviewer
+from sandmle_web.errors import ServiceError
 from tasks_app.models import TaskSet
-from studio.errors import ServiceError
 from tasks_app.task_archives import services
-from tasks_app.task_archives.models import FORMAT_CHOICES, TaskArchiveImport, TaskSetExport
+from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport
 from tasks_app.task_archives.views import export_file_response
-
-JOB_FIELDS = ["id", "state", "progress", "progress_message", "error", "created_at", "started_at", "finished_at"]
-
-
-class ExportInput(serializers.Serializer):
-    format = serializers.ChoiceField(choices=FORMAT_CHOICES)
-
-
-class ExportOutput(serializers.ModelSerializer):
-    task_set = serializers.CharField(source="task_set.name")
-    download_url = serializers.SerializerMethodField(help_text="the archive, once the export succeeded")
-
-    class Meta:
-        model = TaskSetExport
-        fields = [*JOB_FIELDS, "task_set", "format", "size_bytes", "task_ids", "download_url"]
-
-    def get_download_url(self, export) -> str | None:
-        return reverse("api-task-set-export-archive", kwargs={"export_id": export.id}) if export.archive_path else None
-
-
-class ImportInput(serializers.Serializer):
-    file = serializers.FileField()
-    format = serializers.ChoiceField(choices=FORMAT_CHOICES)
-    metric = serializers.CharField(max_length=32, required=False, default="", allow_blank=True)
-
-
-class ImportOutput(serializers.ModelSerializer):
-    class Meta:
-        model = TaskArchiveImport
-        fields = [*JOB_FIELDS, "format", "filename", "metric", "summary"]
+from tasks_app.task_archives.serializers import ExportInput, ExportOutput, ImportInput, ImportOutput
 
 
 def _service_call(call):

@@ -17,11 +17,11 @@ from django.db import transaction
 from sandmle.archives import printable_name
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
 from tasks_app.models import Seed, SynthesizedTask, TaskSet
 from tasks_app.review.difficulty import task_difficulty
-from studio.errors import ServiceError
 from tasks_app.task_archives.models import FORMAT_CHOICES, TaskArchiveImport, TaskSetExport
 
 FORMATS = [value for value, _ in FORMAT_CHOICES]

@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role
+from sandmle_web.errors import ServiceError, form_errors_from
 from tasks_app.models import TaskSet
-from studio.errors import ServiceError, form_errors_from
 from tasks_app.task_archives import services
 from tasks_app.task_archives.forms import ExportForm, ImportForm
 from tasks_app.task_archives.models import TaskArchiveImport, TaskSetExport

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
+from tasks_app.shared import training_hooks
 
 
 class TaskSetFilterInput(serializers.Serializer):
@@ -79,13 +80,11 @@ class TaskSetOutput(serializers.ModelSerializer):
 
     @extend_schema_field(TaskSetAuditState(allow_null=True))
     def get_audit(self, task_set) -> dict | None:
-        from training_app.audits import selectors as audit_selectors
-
-        audit = audit_selectors.last_audit(task_set=task_set)
+        audit = training_hooks.last_audit(task_set=task_set)
         if audit is None:
             return None
         return {"id": audit.id, "passed": audit.passed, "partial": audit.partial_note,
-                "stale": audit_selectors.stale_lines(audit=audit, task_set=task_set),
+                "stale": training_hooks.stale_lines(audit=audit, task_set=task_set),
                 "finished_at": audit.finished_at}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 from tasks_app.seeds.services import SEED_NAME_PATTERN
 

@@ -10,11 +10,12 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.frontier import selectors as frontier_selectors
 from tasks_app.frontier.forms import FrontierRunForm
 from tasks_app.models import TaskSet
+from tasks_app.shared import training_hooks
 from tasks_app.task_sets import picker as task_set_picker
 from tasks_app.task_sets import selectors, services
 from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSetForm, TaskSetRetireForm
@@ -22,24 +23,20 @@ from tasks_app.task_sets.forms import TaskSetCloneForm, TaskSetEditForm, TaskSet
 
 def _last_audit(task_set: TaskSet):
     """The set's newest finished audit with its first failing cases, for the set page's audit panel."""
-    from training_app.audits import selectors as audit_selectors
-
-    audit = audit_selectors.last_audit(task_set=task_set)
+    audit = training_hooks.last_audit(task_set=task_set)
     if audit is not None:
-        audit.failing_cases = audit_selectors.failing_verdicts(audit=audit, limit=5)
-        audit.stale = audit_selectors.stale_lines(audit=audit, task_set=task_set)
+        audit.failing_cases = training_hooks.failing_verdicts(audit=audit, limit=5)
+        audit.stale = training_hooks.stale_lines(audit=audit, task_set=task_set)
     return audit
 
 
 def _attach_last_audits(task_sets) -> None:
     """Each set's newest finished audit, with its first failing cases, for the set list's audit column."""
-    from training_app.audits import selectors as audit_selectors
-
-    found = audit_selectors.last_audits(task_sets)
+    found = training_hooks.last_audits(task_sets)
     for task_set in task_sets:
         task_set.last_audit = found.get(task_set.id)
         if task_set.last_audit is not None:
-            task_set.last_audit.failing_cases = audit_selectors.failing_verdicts(audit=task_set.last_audit, limit=5)
+            task_set.last_audit.failing_cases = training_hooks.failing_verdicts(audit=task_set.last_audit, limit=5)
 
 
 @role_required(Role.VIEWER)

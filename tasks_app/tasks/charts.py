@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from sandmle.grading_checks import MAX_SCORE_MAGNITUDE
-from studio.charts import TEMPLATE
+from sandmle_web.charts import TEMPLATE
 from tasks_app.tasks.bundle_files import read_head
 
 MAX_FEATURE_CHARTS = 12  # charted up front; the rest open on demand, so a wide task loses no column

@@ -15,6 +15,7 @@ from sandmle.synth.noise import describe_recipe
 
 from tasks_app.frontier.selectors import task_lineage
 from tasks_app.seeds.dna_page import seed_feature_names
+from tasks_app.shared import training_hooks
 from tasks_app.tasks import bundle_files, charts, regenerate
 from tasks_app.tasks.dna import dna_comparison, task_dna
 from tasks_app.tasks.rollout_stats import rollout_stats_by_task
@@ -89,10 +90,9 @@ def _degenerate_scores(task) -> list[dict]:
     """What learning nothing scores on this task, from its newest audit, with what each priced reward scheme pays for
     its tier: shown beside the ladder; a row is broken when it reaches a medal or a tier the audit's scheme pays."""
     from sandmle.audit.degenerate import stored_tier_rewards
-    from training_app.audits.selectors import degenerate_scores
 
     rows = []
-    for row in degenerate_scores(task_id=task.task_id):
+    for row in training_hooks.degenerate_scores(task_id=task.task_id):
         scheme = (row.audit.summary or {}).get("reward_scheme") or "dense"
         paid = stored_tier_rewards(row.milestone, valid=row.valid)
         rows.append({"audit_id": row.audit_id, "solution": row.solution, "score": row.score, "valid": row.valid,

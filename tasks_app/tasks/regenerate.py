@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db import transaction
 
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState, describe_failure
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import SynthesisRun, SynthesizedTask
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services

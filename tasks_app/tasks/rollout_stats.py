@@ -11,6 +11,8 @@ from typing import Iterable
 
 from django.db.models import Avg, Count, Max, Min, Q, StdDev
 
+from tasks_app.shared import training_hooks
+
 MEDALS = ("bronze", "silver", "gold")  # a sample "solves" a task when it earns a medal
 MIN_SAMPLES_TO_FLAG = 2
 
@@ -54,13 +56,11 @@ def rollout_stats_by_task(*, task_ids: Iterable[int]) -> dict[int, TaskRolloutSt
 
     Reads only scalar columns of Trajectory, never the heavy `record`.
     """
-    from training_app.models import Trajectory
-
     ids = list(task_ids)
     if not ids:
         return {}
     rows = (
-        Trajectory.objects.filter(task_id__in=ids).values("task_id")
+        training_hooks.trajectories().filter(task_id__in=ids).values("task_id")
         .annotate(samples=Count("id"), solved=Count("id", filter=Q(milestone__in=MEDALS)),
                   valid=Count("id", filter=Q(valid_submission=True)), mean_reward=Avg("reward"),
                   min_reward=Min("reward"), max_reward=Max("reward"), reward_std=StdDev("reward"))

@@ -10,20 +10,20 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
+from sandmle_web.errors import ServiceError, form_errors_from
 from sandmle_web.markdown import render_markdown
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.models import SynthesizedTask
 from tasks_app.review import selectors as review_selectors
 from tasks_app.review import services as review_services
 from tasks_app.review.forms import ReviewForm
 from tasks_app.review.views import after_decision, review_panel_context
 from tasks_app.tasks import bundle_files, regenerate, selectors
-from tasks_app.tasks.csv_preview import public_csv_previews
-from tasks_app.tasks.section_index import task_sections
 from tasks_app.tasks import page as task_page
+from tasks_app.tasks.csv_preview import public_csv_previews
 from tasks_app.tasks.filters import TaskFilter
 from tasks_app.tasks.rollout_stats import attach_rollout_stats
+from tasks_app.tasks.section_index import task_sections
 
 
 @role_required(Role.VIEWER)

@@ -200,16 +200,16 @@ def app_on_broker(url: str):
     while; the broker banner's and the worker check's cached answers are dropped before and after."""
     from sandmle_web import worker_queues
     from sandmle_web.celery import app
-    from studio import context_processors
+    from sandmle_web import broker
 
     saved = (app.conf.broker_url, app._pool, app.amqp._producer_pool)
     app.conf.broker_url = url
     app._pool = app.amqp._producer_pool = None
-    context_processors._last.update(at=float("-inf"))
+    broker._last.update(at=float("-inf"))
     worker_queues.forget()
     try:
         yield
     finally:
         app.conf.broker_url, app._pool, app.amqp._producer_pool = saved
-        context_processors._last.update(at=float("-inf"))
+        broker._last.update(at=float("-inf"))
         worker_queues.forget()

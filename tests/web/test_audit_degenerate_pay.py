@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tests.checkpoint_dirs import checkpoint_dir
 from training_app.audits import services
 from training_app.runs import services as training_services

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from sandmle.agents.scaffolds import react
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tests.checkpoint_dirs import checkpoint_dir
-from training_app.runs import services as training_services
 from training_app.audits import services
 from training_app.audits.models import AuditVerdict, TaskSetAudit
+from training_app.runs import services as training_services
 from workers.audits import run_task_set_audit
 
 ATTACKS = ["submission_bom", "submission_duplicate_ids"]

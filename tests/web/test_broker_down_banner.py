@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio import context_processors
+from sandmle_web import broker
 from tests.integration.processes import free_port
 
 
@@ -17,22 +17,22 @@ def broker_down():
     app.conf.broker_url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     app.conf.broker_transport_options = {"socket_connect_timeout": 1}
     app._pool = app.amqp._producer_pool = None  # the next send connects to the closed port
-    context_processors._last.update(at=float("-inf"))
+    broker._last.update(at=float("-inf"))
     yield
     app.conf.broker_url, app.conf.broker_transport_options = saved[0], saved[1]
     app._pool, app.amqp._producer_pool = saved[2], saved[3]
-    context_processors._last.update(at=float("-inf"))
+    broker._last.update(at=float("-inf"))
 
 
 def test_pages_say_the_queue_is_down(client_for, broker_down):
     response = client_for("viewer").get("/")
     assert response.status_code == 200
     assert 'id="job-queue-down"' in response.content.decode()
-    assert context_processors.QUEUE_DOWN_MESSAGE in response.content.decode()
+    assert broker.QUEUE_DOWN_MESSAGE in response.content.decode()
 
 
 def test_no_banner_while_the_queue_is_up(client_for):
-    context_processors._last.update(at=float("-inf"))
+    broker._last.update(at=float("-inf"))
     assert 'id="job-queue-down"' not in client_for("viewer").get("/").content.decode()
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState
-from studio.errors import ServiceError
 from tasks_app.models import Seed, SynthesisRun
 from tasks_app.synthesis import services as synthesis_services
 

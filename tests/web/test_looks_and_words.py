@@ -11,7 +11,7 @@ import re
 import pytest
 from django.template import Context, Template
 
-from studio.charts import TEMPLATE, resolved_template
+from sandmle_web.charts import TEMPLATE, resolved_template
 
 
 def render(source: str, **context) -> str:
@@ -102,7 +102,7 @@ def _figures(stored_tasks) -> list[dict]:
     from tasks_app.tasks import charts
     from training_app.campaigns.selectors import transfer_figures
     from training_app.latency.selectors import latency_figures
-    from training_app.runs.figures import compare_figures, metric_figures
+    from training_app.runs.charts import compare_figures, metric_figures
 
     from tasks_app.tasks.page import _target
 
@@ -202,7 +202,7 @@ def test_the_template_names_resolve_without_a_load_tag():
 
 def test_a_short_run_gets_one_tick_per_step_and_a_long_one_plotlys_own():
     """Plotly's automatic ticks on a two-step run fall on halves, which the integer format printed twice."""
-    from training_app.runs.figures import compare_figures, metric_figures
+    from training_app.runs.charts import compare_figures, metric_figures
 
     short = [{"step": step, "reward_mean": 0.5, "loss": 0.1} for step in (1, 2)]
     long = [{"step": step, "reward_mean": 0.5, "loss": 0.1} for step in range(1, 101)]
@@ -213,7 +213,7 @@ def test_a_short_run_gets_one_tick_per_step_and_a_long_one_plotlys_own():
 
 
 def test_the_reward_components_stack_under_the_total_right_after_the_reward_chart():
-    from training_app.runs.figures import metric_figures
+    from training_app.runs.charts import metric_figures
 
     lines = [{"step": step, "reward_mean": 0.1 + 0.2 * step, "reward_components": {"valid": 0.2 * step, "format": 0.1}}
              for step in (1, 2, 3)]

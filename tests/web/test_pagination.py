@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import RequestFactory
 
-from studio.paging import PageParameterError, paginate
+from sandmle_web.paging import PageParameterError, paginate
 
 
 @pytest.fixture

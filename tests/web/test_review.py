@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import SynthesizedTask
 from tasks_app.review import services as review_services
 from tasks_app.seeds import services as seed_services

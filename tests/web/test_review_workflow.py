@@ -7,7 +7,7 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import user_create
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import ReviewDecision, SynthesizedTask, TaskAuditEntry
 from tasks_app.review import services as review_services
 

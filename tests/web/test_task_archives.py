@@ -98,7 +98,7 @@ def upload(client, content: bytes, *, name="upload.tar.gz", fmt="bundle", callba
 
 
 def test_uploaded_archive_imports_its_tasks_for_review(client_for, users, tmp_path, django_capture_on_commit_callbacks):
-    from studio.errors import ServiceError
+    from sandmle_web.errors import ServiceError
     from tasks_app.review import services as review_services
     from tasks_app.synthesis import services as synthesis_services
     from tasks_app.task_sets import services as task_set_services

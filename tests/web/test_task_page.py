@@ -9,7 +9,7 @@ from importlib import import_module
 import pytest
 from django.apps import apps as django_apps
 
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import SynthesisRun, SynthesizedTask
 from tasks_app.tasks import regenerate
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.page_figures import page_figure
 from tests.stored_runs import two_runs  # noqa: F401 (a fixture)
-from training_app.runs.figures import compare_figures, metric_figures, smoothed, x_values
+from training_app.runs.charts import compare_figures, metric_figures, smoothed, x_values
 
 LINES = [{"step": step, "reward_mean": reward, "loss": 0.1, "step_s": 2.0 * step, "generate_calls": 2,
           "mean_batch_size": 4.0, "tokens_per_s": 800.0} for step, reward in ((1, 0.2), (2, 0.6), (3, 0.4))]

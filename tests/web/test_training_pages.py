@@ -128,7 +128,7 @@ def test_real_grpo_step_writes_rows_renders_and_ignores_redelivery(client_for, f
 
 def test_sft_run_needs_the_task_sets_trajectories_and_exports_them(users, task_set, good,
                                                                    django_capture_on_commit_callbacks):
-    from studio.errors import ServiceError
+    from sandmle_web.errors import ServiceError
 
     with pytest.raises(ServiceError) as refused:
         training_services.training_run_create(task_set=task_set, kind="sft", model=good["model"], user=users["curator"])

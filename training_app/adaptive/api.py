@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsReviewer, IsViewer
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from training_app.adaptive import selectors, services
 from training_app.models import TrainingRun
+from training_app.adaptive.serializers import EnvironmentsOutput, FrontierSetInput, SuccessorDecisionInput
 
 
 def _run(run_id: int) -> TrainingRun:
@@ -30,28 +31,6 @@ def _service(call):
         return call()
     except ServiceError as error:
         raise ValidationError({error.field: [str(error)]}) from None
-
-
-class SuccessorDecisionInput(serializers.Serializer):
-    decision = serializers.ChoiceField(choices=["approve", "reject"])
-    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-
-
-class FrontierSetInput(serializers.Serializer):
-    name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
-
-
-class EnvironmentsOutput(serializers.Serializer):
-    adaptive = serializers.BooleanField(help_text="false: the run trains on a fixed set (nothing below moves)")
-    held = serializers.BooleanField()
-    band = serializers.ListField(child=serializers.FloatField(), allow_null=True)
-    counts = serializers.DictField(child=serializers.IntegerField())
-    rows = serializers.ListField(child=serializers.DictField(), help_text="every successor asked for, with its fate")
-    waiting = serializers.ListField(child=serializers.DictField(),
-                                    help_text="successors waiting for a reviewer (hidden rules for reviewers only)")
-    rates = serializers.DictField(help_text="each lineage's success rate by step")
-    level_changes = serializers.ListField(child=serializers.DictField())
-    frontier = serializers.DictField(allow_null=True, help_text="{step, task_ids} saved with the last checkpoint")
 
 
 class TrainingRunEnvironmentsApi(APIView):

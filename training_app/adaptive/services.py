@@ -10,7 +10,7 @@ from django.db import transaction
 
 from accounts.roles import Role, has_role
 from sandmle.rl import environment_log
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.frontier.services import successor_task_store
 from tasks_app.models import SynthesizedTask, TaskSet
 from tasks_app.review import services as review_services

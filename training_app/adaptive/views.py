@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.permissions import role_required
 from accounts.roles import Role
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from training_app.adaptive import services
 from training_app.runs.views import _run_or_404
 

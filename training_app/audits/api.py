@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,29 +11,8 @@ from rest_framework.views import APIView
 from accounts.permissions import IsViewer
 from training_app.audits import selectors, services
 from training_app.audits.models import TaskSetAudit
-from training_app.audits.serializers import (
-    AuditVerdictOutput,
-    DegenerateScoreOutput,
-    FamilyScaffoldOutput,
-    TaskSetAuditInput,
-    TaskSetAuditOutput,
-)
+from training_app.audits.serializers import TaskSetAuditDetailOutput, TaskSetAuditInput, TaskSetAuditOutput
 from training_app.shared.job_api import JobCancelApi, job_launch
-
-
-class TaskSetAuditDetailOutput(TaskSetAuditOutput):
-    verdicts = AuditVerdictOutput(many=True, read_only=True)
-    degenerate_scores = DegenerateScoreOutput(many=True, read_only=True)
-    family_scaffold = serializers.SerializerMethodField(
-        help_text="contained and failing cases per attack family x scaffold; the degenerate solutions as family "
-                  "`degenerate`, scaffold `any`")
-
-    class Meta(TaskSetAuditOutput.Meta):
-        fields = TaskSetAuditOutput.Meta.fields + ["verdicts", "degenerate_scores", "family_scaffold"]
-
-    @extend_schema_field(FamilyScaffoldOutput(many=True))
-    def get_family_scaffold(self, audit) -> list[dict]:
-        return selectors.family_scaffold_summary(audit=audit)
 
 
 class AuditListApi(ListAPIView):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from training_app.audits import selectors
 from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
 
 
@@ -54,3 +56,18 @@ class FamilyScaffoldOutput(serializers.Serializer):
     scaffold = serializers.CharField()
     contained = serializers.IntegerField()
     failing = serializers.IntegerField()
+
+
+class TaskSetAuditDetailOutput(TaskSetAuditOutput):
+    verdicts = AuditVerdictOutput(many=True, read_only=True)
+    degenerate_scores = DegenerateScoreOutput(many=True, read_only=True)
+    family_scaffold = serializers.SerializerMethodField(
+        help_text="contained and failing cases per attack family x scaffold; the degenerate solutions as family "
+                  "`degenerate`, scaffold `any`")
+
+    class Meta(TaskSetAuditOutput.Meta):
+        fields = TaskSetAuditOutput.Meta.fields + ["verdicts", "degenerate_scores", "family_scaffold"]
+
+    @extend_schema_field(FamilyScaffoldOutput(many=True))
+    def get_family_scaffold(self, audit) -> list[dict]:
+        return selectors.family_scaffold_summary(audit=audit)

@@ -13,10 +13,10 @@ from sandmle.audit.coverage import bundle_digest, coverage_record
 from sandmle.audit.summary import verdict_line
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits import selectors
 from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 from training_app.audits import selectors, services
 from training_app.audits.forms import AuditForm

@@ -6,7 +6,6 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,46 +13,9 @@ from rest_framework.views import APIView
 from accounts.permissions import IsViewer
 from training_app.campaigns import selectors, services
 from training_app.campaigns.filters import CampaignFilter
-from training_app.models import EvalCampaign, RolloutBatch
+from training_app.models import EvalCampaign
 from training_app.shared.job_api import JobCancelApi, job_launch
-from training_app.shared.budget_inputs import BudgetInputs
-from training_app.shared.schedule_inputs import ScheduleField
-
-
-class CampaignInput(BudgetInputs):
-    task_set = serializers.SlugField()
-    policies = serializers.ListField(child=serializers.CharField(max_length=500), min_length=1)
-    scaffolds = serializers.ListField(child=serializers.ChoiceField(choices=RolloutBatch.Scaffold.choices), min_length=1)
-    seeds = serializers.IntegerField(min_value=1, max_value=20, default=3)
-    baseline = serializers.CharField(max_length=500, required=False, allow_blank=True, allow_null=True, default=None)
-    feedback = serializers.ChoiceField(choices=RolloutBatch.Feedback.choices, default="score")
-    scaffold_options = serializers.DictField(
-        child=serializers.DictField(), required=False, default=dict,
-        help_text="per scaffold, {option: value} or {\"preset\": \"upstream\" | \"paper\" | \"fast\"}; "
-                  "checked per scaffold, the option named in a 400")
-    schedule = ScheduleField()
-    name = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
-
-    def validate(self, attrs):
-        unknown = sorted(set(self.initial_data) - set(self.fields))  # a misspelt setting must not be dropped silently
-        if unknown:
-            raise serializers.ValidationError({unknown[0]: ["unknown setting"]})
-        return attrs
-
-
-class CampaignOutput(serializers.ModelSerializer):
-    task_set = serializers.CharField(source="task_set.name")
-    episodes = serializers.SerializerMethodField(help_text="episodes finished so far")
-
-    class Meta:
-        model = EvalCampaign
-        fields = ["id", "name", "task_set", "spec", "queue", "state", "progress", "progress_message", "error",
-                  "episodes", "created_at", "started_at", "finished_at"]
-
-    def get_episodes(self, campaign) -> int:
-        # Lists annotate the count (see _campaigns); a row just launched or cancelled counts once.
-        counted = getattr(campaign, "episode_count", None)
-        return campaign.episodes.count() if counted is None else counted
+from training_app.campaigns.serializers import CampaignInput, CampaignOutput
 
 
 def _campaigns():

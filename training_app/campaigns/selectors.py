@@ -44,7 +44,7 @@ def transfer_figures(report: dict, metric: str) -> dict:
     """The heatmap and the grouped bars with SEM error bars, as plotly JSON for static/js/figures.js."""
     import plotly.graph_objects as go
 
-    from studio.charts import TEMPLATE
+    from sandmle_web.charts import TEMPLATE
     from training_app.shared.presentation import SCAFFOLD_LABELS
 
     rows = transfer_rows(report, metric)

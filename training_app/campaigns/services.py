@@ -13,10 +13,10 @@ from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
 from sandmle.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
 from training_app.shared.budget_inputs import checked_budgets

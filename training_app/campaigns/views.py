@@ -13,8 +13,8 @@ from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
 from sandmle.grade_report import stored_grade
-from studio.id_params import row_ids
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.id_params import row_ids
+from sandmle_web.paging import bad_page_is_400, paginate
 from training_app.campaigns import selectors, services
 from training_app.campaigns.forms import CampaignForm
 from training_app.campaigns.metric_words import metric_words

@@ -7,7 +7,7 @@ import statistics
 
 from django.db.models import QuerySet
 
-from studio.charts import TEMPLATE
+from sandmle_web.charts import TEMPLATE
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 

@@ -12,10 +12,10 @@ from django.db import transaction
 
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.models import LatencyStudy
 

@@ -10,16 +10,16 @@ from django.db import IntegrityError, transaction
 from sandmle.evaluation.metrics import episode_turns
 from sandmle.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
+from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.llm_hosts import openai_policy_refusal
 from sandmle_web.queues import Queue
-from studio.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet
 from training_app.models import RolloutBatch, Trajectory
 from training_app.shared.budget_inputs import checked_budgets
-from training_app.shared.model_roots import allowed_policy
 from training_app.shared.checkpoints import checkpoint_problem
+from training_app.shared.model_roots import allowed_policy
 
 POLICY_PREFIXES = ("baseline", "openai:", "hf:")
 

@@ -11,7 +11,8 @@ from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
 from sandmle.grade_report import stored_grade
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.paging import bad_page_is_400, paginate
+from tasks_app.review.selectors import turn_comment_context
 from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services
 from training_app.rollouts.forms import RolloutBatchForm
@@ -91,8 +92,6 @@ def trajectory_detail(request, trajectory_id):
     except Trajectory.DoesNotExist:
         raise Http404(f"no trajectory {trajectory_id}")
     context = _trajectory_view(trajectory) | {"pygments_css": presentation.pygments_css()}
-    from tasks_app.review.views import turn_comment_context
-
     context |= turn_comment_context(trajectory=trajectory, user=request.user)
     # Each turn carries its own threads (shown under it); a thread on a turn the record does not hold is listed apart.
     threads = dict(context["turn_rows"])

@@ -14,8 +14,8 @@ from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
+from sandmle_web.errors import ServiceError
 from sandmle.rl.config import config_fields
-from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory

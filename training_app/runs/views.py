@@ -11,12 +11,12 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.id_params import row_ids
-from training_app.adaptive.figures import lineage_figure
+from sandmle_web.id_params import row_ids
+from training_app.adaptive.charts import lineage_figure
 from training_app.adaptive.selectors import adaptive_view, frontier_now
 from training_app.models import TrainingMetric, TrainingRun
-from training_app.runs import figures, selectors, services
-from training_app.runs.figures import metric_figures
+from training_app.runs import charts, selectors, services
+from training_app.runs.charts import metric_figures
 from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.job_list import JobListPage, task_set_of
@@ -59,7 +59,7 @@ training_run_list = TrainingRunList.as_view()
 
 
 def _chart_choices() -> dict:
-    return {"x_axes": figures.X_AXES.items(), "smoothings": figures.SMOOTHING}
+    return {"x_axes": charts.X_AXES.items(), "smoothings": charts.SMOOTHING}
 
 
 def _run_or_404(run_id: int) -> TrainingRun:
@@ -79,7 +79,7 @@ def training_run_detail(request, run_id):
         TrainingRun.request_cancel(run.id, actor=request.user)
         return redirect("training-run-detail", run_id=run.id)
     metrics = list(run.metrics.all())
-    x, smoothing = figures.chart_options(request.GET)
+    x, smoothing = charts.chart_options(request.GET)
     adaptive = adaptive_view(run=run, show_rules=has_role(request.user, Role.REVIEWER))
     if adaptive:
         adaptive["figure"] = lineage_figure(rates=adaptive["rates"], level_changes=adaptive["level_changes"],
@@ -93,7 +93,7 @@ def training_run_detail(request, run_id):
         "show_host_paths": has_role(request.user, Role.ADMIN),
         "model_name": Path(str(run.config.get("model") or "")).name,
         "may_cancel": run.may_be_cancelled_by(request.user), "log_dirs": run_log_dirs(run),
-        "zero_spread_steps": figures.zero_spread_steps([row.metrics for row in metrics]),
+        "zero_spread_steps": charts.zero_spread_steps([row.metrics for row in metrics]),
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure) for name, figure in
                           metric_figures([row.metrics for row in metrics], x=x, smoothing=smoothing).items()]
         if metrics else [], "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(),
@@ -105,7 +105,7 @@ def training_run_metrics(request, run_id):
     """The run's state, metric lines and figures; the run page polls this while the run trains."""
     run = _run_or_404(run_id)
     lines = [row.metrics for row in run.metrics.all()]
-    x, smoothing = figures.chart_options(request.GET)
+    x, smoothing = charts.chart_options(request.GET)
     response = JsonResponse({"id": run.id, "state": run.state, "steps": lines,
                              "figures": metric_figures(lines, x=x, smoothing=smoothing),
                              "checkpoints": [{"step": c.step, "path": c.path} for c in run.checkpoints.all()]})
@@ -220,11 +220,11 @@ def training_run_compare(request):
     labelled = [(f"#{run.id} {run.name}".strip(), lines[run.id]) for run in runs]
     admin = has_role(request.user, Role.ADMIN)
     configs = [training_run_shown_config(run, show_host_paths=admin) | {"task set": run.task_set.name} for run in runs]
-    x, smoothing = figures.chart_options(request.GET)
+    x, smoothing = charts.chart_options(request.GET)
     return render(request, "training/runs/training_run_compare.html", {
-        "runs": runs, "differences": figures.config_differences(configs) if len(runs) > 1 else [],
+        "runs": runs, "differences": charts.config_differences(configs) if len(runs) > 1 else [],
         "missing": [run_id for run_id in ids if run_id not in found],
         "figure_blocks": [(f"{name}-figure", f"{name}-curve", figure)
-                          for name, figure in figures.compare_figures(labelled, x=x, smoothing=smoothing).items()],
+                          for name, figure in charts.compare_figures(labelled, x=x, smoothing=smoothing).items()],
         "chart_x": x, "chart_smoothing": smoothing, **_chart_choices(), "kept_runs": [("runs", run.id) for run in runs],
     })

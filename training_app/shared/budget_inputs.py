@@ -10,7 +10,7 @@ from django import forms
 from rest_framework import serializers
 
 from training_app.shared.presentation import TURNS_HELP
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 
 
 def _entries() -> list[dict]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from training_app.shared.model_roots import allowed_model_path, ensure_tiny_model
 
 

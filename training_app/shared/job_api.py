@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 from tasks_app.models import TaskSet
 
 

@@ -7,8 +7,8 @@ from django.shortcuts import redirect, render
 
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError, form_errors_from
-from studio.paging import bad_page_is_400, paginate
+from sandmle_web.errors import ServiceError, form_errors_from
+from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.task_sets import selectors as task_set_selectors
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 
 from accounts.roles import Role, has_role
-from studio.errors import ServiceError
+from sandmle_web.errors import ServiceError
 
 OUTSIDE = "not under an allowed model folder"
 # The reply-menu tiny model (sandmle.rl.tiny_model), offered to every curator and built the first time it is picked:

@@ -15,7 +15,7 @@ def _template() -> dict:
     import plotly.io as pio
     from plotly.io.json import to_json_plotly
 
-    from training_app.runs.figures import TEMPLATE
+    from training_app.runs.charts import TEMPLATE
 
     return json.loads(to_json_plotly(pio.templates[TEMPLATE]))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from plotly.colors import qualitative
 
-from studio.charts import TEMPLATE  # one look for every chart of the studio
+from sandmle_web.charts import TEMPLATE  # one look for every chart of the studio
 
 # The rollout engine's batching figures (#23); drawn when the lines carry them. Calls per step and replies per call
 # share a chart on two axes; throughput has its own (one quantity per axis).

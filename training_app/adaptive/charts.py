@@ -3,7 +3,7 @@ marker where a successor replaced its task (the new level written beside it) and
 
 from __future__ import annotations
 
-from training_app.runs.figures import RUN_COLOURS, _layout
+from training_app.runs.charts import RUN_COLOURS, _layout
 
 
 def lineage_figure(*, rates: dict[str, dict[str, list]], level_changes: list[dict], band: list | None) -> dict:
