@@ -11,7 +11,7 @@ from typing import Callable
 from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
-from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGETS, episode_budget_kwargs
+from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGETS, episode_budget_kwargs
 from sandmle.errors import UsageError
 
 EPISODES_FILE = "episodes.jsonl"
@@ -29,7 +29,7 @@ class CampaignSpec:
     seeds: int = 3
     baseline: str | None = None
     feedback: str = "score"
-    # The episode budgets (sandmle/episode_budget.py), under their keys there.
+    # The episode budgets (sandmle/episodes/budget.py), under their keys there.
     max_turns: int = BUDGET_DEFAULTS["max_turns"]
     time_budget_s: float = BUDGET_DEFAULTS["time_budget_s"]
     temperature: float = BUDGET_DEFAULTS["temperature"]
@@ -140,9 +140,9 @@ def read_episodes(out_dir: Path) -> list[dict]:
 
 def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool,
                    generation: dict | None = None) -> dict:
-    from sandmle.evaluation.reward_schemes import parts_by_cell, scheme_comparison
+    from sandmle.rewards.comparison import parts_by_cell, scheme_comparison
     from sandmle.evaluation.transfer import report_csv, transfer_report
-    from sandmle.failures import tally_failures, trajectory_error
+    from sandmle.episodes.failures import tally_failures, trajectory_error
 
     report = transfer_report(episodes, baseline=spec.baseline if any(e["policy"] == spec.baseline for e in episodes)
                              else None)
@@ -179,7 +179,7 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
     """
     from sandmle.agents.policies import SamplingParams, make_policy
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, _make_pool, run_batch
+    from sandmle.episodes.runner import EpisodeConfig, _make_pool, run_batch
 
     spec.validate()
     if concurrency < 1:

@@ -10,7 +10,7 @@ from typing import Any
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS, schedule_fields
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
-from sandmle.episode_budget import BUDGET_KEYS, budget_fields
+from sandmle.episodes.budget import BUDGET_KEYS, budget_fields
 from sandmle.rl.config import REQUIRED, ConfigError, Field, check_settings, read_settings
 
 CAMPAIGN_FIELDS: list[Field] = [

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS, check_schedule, schedule_fields
-from sandmle.episode_budget import MAX_TOKENS, budget_fields
+from sandmle.episodes.budget import MAX_TOKENS, budget_fields
 from sandmle.errors import UsageError
 from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
 from sandmle.rl.presets import RUN_PRESET_NAMES

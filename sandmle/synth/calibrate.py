@@ -34,7 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from sandmle.metrics import get_metric, score
+from sandmle.tasks.metrics import get_metric, score
 from sandmle.synth.columns import column_kinds
 from sandmle.synth.skilled import skilled_score
 

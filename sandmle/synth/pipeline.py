@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
-from sandmle.dna import TaskDNA, extract_dna
-from sandmle.grading_checks import check_grading
-from sandmle.metrics import get_metric
+from sandmle.tasks.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
+from sandmle.seeds.dna import TaskDNA, extract_dna
+from sandmle.tasks.grading_checks import check_grading
+from sandmle.tasks.metrics import get_metric
 from sandmle.synth import calibrate, levels, noise, plausibility, rules, targets
 from sandmle.synth.domains import DomainChoice, mutate_domain
 from sandmle.synth.llm_stages import llm_stages

@@ -3,7 +3,7 @@ baseline the learned reference solutions recover (the engine's headroom), in the
 
 from __future__ import annotations
 
-from sandmle.metrics import get_metric
+from sandmle.tasks.metrics import get_metric
 from sandmle.synth.calibrate import headroom
 from sandmle.synth.targets import difficulty_of
 

@@ -137,7 +137,7 @@ def batched_rollout_on_two_tasks(tmp_path: Path, policy, *, seed: int) -> tuple[
     mask picking exactly the sampled ids) and returns (trajectories, summary)."""
     from sandmle.agents import SamplingParams
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, run_batch, summarize
+    from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
 
     tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
     stats = GenerationStats()

@@ -1,4 +1,4 @@
-"""An episode's budgets are declared once (sandmle/episode_budget.py): every table, option and flag has them under
+"""An episode's budgets are declared once (sandmle/episodes/budget.py): every table, option and flag has them under
 the declared keys and defaults."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 from sandmle.agents.policies import SamplingParams
 from sandmle.agents.scaffolds.options import BUDGET_OPTIONS, resolve_scaffold_options
 from sandmle.commands.budget_args import add_budget_flags
-from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
+from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
 from sandmle.evaluation.campaign import CampaignSpec
 from sandmle.evaluation.config import campaign_config_fields
 from sandmle.rl.config import ConfigError, Field, config_fields, load_train_config
-from sandmle.rollout import EpisodeConfig
+from sandmle.episodes.runner import EpisodeConfig
 
 
 def test_every_table_has_every_budget_under_its_key_and_default():

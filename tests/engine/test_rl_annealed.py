@@ -71,7 +71,7 @@ def test_the_hf_policy_reports_the_temperature_and_entropy_where_a_reply_opens_a
 
 def test_episode_scope_runs_the_schedule_on_over_the_episode_and_reply_scope_restarts_it(tmp_path, checkpoint):
     from sandmle.agents import SamplingParams, make_policy
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
     from tests.engine.rollout_bundles import make_bundle
 
     task = make_bundle(tmp_path / "tasks", kind="regression")

@@ -22,7 +22,7 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     from sandmle.rl.config import load_train_config
     from sandmle.rl.grpo import train_grpo
     from sandmle.rl.tiny_model import build_tiny_checkpoint
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
 
     checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", reply_menu=TABULAR_REPLY_MENU)
     task = make_bundle(tmp_path / "tasks", kind="regression")

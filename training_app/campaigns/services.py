@@ -8,10 +8,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from sandmle.episode_budget import BUDGET_KEYS
+from sandmle.episodes.budget import BUDGET_KEYS
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
-from sandmle.grade_report import GradeReport, stored_grade
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
@@ -105,7 +105,7 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
     sees one writer. The engine's threads only put records on a queue.
     """
     from sandmle.evaluation.campaign import read_episodes, run_campaign
-    from sandmle.failures import EpisodeFailures
+    from sandmle.episodes.failures import EpisodeFailures
 
     if not EvalCampaign.claim(campaign_id, worker=worker):
         return False

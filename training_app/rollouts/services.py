@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle.evaluation.metrics import episode_turns
-from sandmle.grade_report import GradeReport, stored_grade
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
@@ -117,10 +117,10 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     """
     from sandmle.agents.policies.base import SamplingParams
     from sandmle.agents.policies.schedule import sampling_schedule
-    from sandmle.failures import EpisodeFailures
+    from sandmle.episodes.failures import EpisodeFailures
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, run_batch, summarize
-    from sandmle.trajectory import Trajectory as EngineTrajectory
+    from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
+    from sandmle.episodes.trajectory import Trajectory as EngineTrajectory
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False

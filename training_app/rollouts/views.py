@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
-from sandmle.grade_report import stored_grade
+from sandmle.tasks.grade_report import stored_grade
 from studio.paging import bad_page_is_400, paginate
 from training_app.models import RolloutBatch, Trajectory
 from training_app.rollouts import selectors, services

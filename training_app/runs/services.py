@@ -168,7 +168,7 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
 
     job = run_job(TrainingRun, run.id, engine=train, store=store, poll_s=0.5)
     if job.error is not None:
-        from sandmle.failures import EpisodesFailed
+        from sandmle.episodes.failures import EpisodesFailed
 
         if isinstance(job.error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
             TrainingRun.finish(run.id, state=JobState.FAILED, error=str(job.error))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from sandmle import metrics
+from sandmle.tasks import metrics
 from sandmle.errors import UsageError
 
 MILESTONE_ORDER = ("median", "bronze", "silver", "gold")  # worst to best
