@@ -42,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def schedule_from_flags(args) -> dict:
     """The schedule the flags give, checked (ConfigError names the key as its flag)."""
     from sandmle.agents.policies.schedule import SCHEDULE_KEYS
-    from sandmle.rl.config import checked_schedule
+    from sandmle.agents.policies.schedule import checked_schedule
 
     return checked_schedule({key: getattr(args, key) for key in SCHEDULE_KEYS if getattr(args, key) is not None})
 

@@ -80,7 +80,7 @@ class CampaignSpec:
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
         self.scaffold_options = check_campaign_scaffold_options(self.scaffold_options, self.scaffolds)
-        from sandmle.rl.config import checked_schedule
+        from sandmle.agents.policies.schedule import checked_schedule
 
         self.schedule = checked_schedule(self.schedule)
 

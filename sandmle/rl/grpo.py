@@ -17,7 +17,8 @@ from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.episodes.budget import episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import outcome_rates
-from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
+from sandmle.rl.config import TrainConfig, save_resolved
+from sandmle.settings import ConfigError
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,

@@ -13,7 +13,8 @@ from sandmle.commands.budget_args import add_budget_flags
 from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
 from sandmle.evaluation.campaign import CampaignSpec
 from sandmle.evaluation.config import campaign_config_fields
-from sandmle.rl.config import ConfigError, Field, config_fields, load_train_config
+from sandmle.rl.config import config_fields, load_train_config
+from sandmle.settings import ConfigError
 from sandmle.episodes.runner import EpisodeConfig
 
 
@@ -29,13 +30,13 @@ def test_every_table_has_every_budget_under_its_key_and_default():
 
 
 def test_a_table_keeps_its_own_wording_and_range():
-    fields = {f.key: f for f in budget_fields(Field, {"temperature": {"min": 0.01, "reference": "1.0 (x)"}})}
+    fields = {f.key: f for f in budget_fields({"temperature": {"min": 0.01, "reference": "1.0 (x)"}})}
     assert fields["temperature"].min == 0.01 and fields["temperature"].reference == "1.0 (x)"
     assert fields["max_tokens"].help == budget("max_tokens").help and fields["max_tokens"].reference is None
     grpo = {entry["key"]: entry for entry in config_fields("grpo")}
     assert grpo["temperature"]["min"] == 0.01 and grpo["max_turns"]["reference"].startswith("15")
     with pytest.raises(KeyError, match="max_response_tokens"):
-        budget_fields(Field, {"max_response_tokens": {}})
+        budget_fields({"max_response_tokens": {}})
 
 
 def test_budgets_split_into_the_episode_and_its_sampling():

@@ -10,7 +10,8 @@ from concurrent.futures import Future
 
 import pytest
 
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
+from sandmle.settings import ConfigError
 from sandmle.rl.frontier_controller import FrontierController
 
 

@@ -68,7 +68,8 @@ def test_a_bad_menu_is_refused(tmp_path, menu, words):
 
 
 def test_a_vllm_run_of_a_menu_checkpoint_is_refused_by_name(tmp_path):
-    from sandmle.rl.config import ConfigError, TrainConfig, load_train_config
+    from sandmle.rl.config import TrainConfig, load_train_config
+    from sandmle.settings import ConfigError
     from sandmle.rl.grpo import check_paths
     from sandmle.rl.tiny_model import build_tiny_checkpoint
 

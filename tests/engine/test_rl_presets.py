@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sandmle.cli import main
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
+from sandmle.settings import ConfigError
 from sandmle.rl.presets import RUN_PRESETS, preset_report, preset_values
 
 BASE = {"model": "ckpt", "tasks": ["t1", "t2", "t3"], "output_dir": "out"}

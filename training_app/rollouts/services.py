@@ -72,8 +72,8 @@ def rollout_batch_create(
         scaffold_options = check_scaffold_options(scaffold, scaffold_options or {})
     except UsageError as error:
         raise ServiceError(str(error), field="scaffold_options") from None
-    from sandmle.rl.config import checked_schedule
-    from sandmle.rl.config import ConfigError
+    from sandmle.agents.policies.schedule import checked_schedule
+    from sandmle.settings import ConfigError
 
     try:
         schedule = checked_schedule(schedule or {})

@@ -74,7 +74,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
                         name: str = "", user=None, smoke: bool = False, eval_task_set: TaskSet | str | None = None,
                         **settings_values) -> TrainingRun:
     """Validate with the engine's own checks (ConfigError names the key) and queue the run on the gpu queue."""
-    from sandmle.rl.config import ConfigError, load_train_config
+    from sandmle.rl.config import load_train_config
+    from sandmle.settings import ConfigError
 
     if kind not in TrainingRun.Kind.values:
         raise ServiceError(f"{kind!r}: expected grpo or sft", field="kind")
