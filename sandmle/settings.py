@@ -137,7 +137,8 @@ def shown_value(value: Any) -> str:
 
 def _expected(spec: Field) -> str:
     return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-            "path": "a path", "paths": "a list of paths", "env": "an environment variable name", "strs": "a list of strings",
+            "path": "a path", "paths": "a list of paths", "env": "an environment variable name",
+            "strs": "a list of strings",
             "choice": f"one of {', '.join(spec.choices or ())}",
             "choices": f"one or more of {', '.join(spec.choices or ())}", "options": "a mapping of options",
             "band": "[LOW, HIGH]", "levels": "[LOWEST, HIGHEST]",
@@ -196,7 +197,8 @@ def _choice_list(spec: Field, value: Any) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or any(item not in (spec.choices or ()) for item in value):
-        raise ConfigError(spec.key, f"expected one or more of {', '.join(spec.choices or ())}, not {shown_value(value)}")
+        raise ConfigError(spec.key, f"expected one or more of {', '.join(spec.choices or ())}, "
+                                    f"not {shown_value(value)}")
     if len(set(value)) != len(value):
         raise ConfigError(spec.key, f"{shown_value(value)} names one twice")
     return list(value)

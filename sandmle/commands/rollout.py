@@ -51,8 +51,8 @@ def run(args) -> int:
     from sandmle.agents.policies import SamplingParams, make_policy
     from sandmle.agents.policies.schedule import sampling_schedule
     from sandmle.episodes.budget import episode_budget_kwargs
-    from sandmle.generation import GenerationStats
     from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
+    from sandmle.generation import GenerationStats
 
     for task_dir in args.task_dirs:
         if not (task_dir / "public").is_dir() or not (task_dir / "private" / "grading.json").exists():

@@ -17,9 +17,9 @@ from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
 from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_scaffold_options
 from sandmle.episodes.budget import BUDGET_DEFAULTS, episode_budget_kwargs
+from sandmle.episodes.trajectory import Trajectory
 from sandmle.errors import UsageError
 from sandmle.sandbox.staging import owned_temp_dir, remove_staged
-from sandmle.episodes.trajectory import Trajectory
 
 logger = logging.getLogger(__name__)
 _ABSOLUTE_PATH = re.compile(r"(?<![\w<>.])/(?:[^\s'\"/]+/)+")
@@ -40,7 +40,8 @@ class EpisodeConfig:
     seed: int = 0
     # The scaffold's options or preset (sandmle.agents.scaffolds.options); budgets they set replace the ones above.
     scaffold_options: dict[str, Any] = field(default_factory=dict)
-    # A judge (sandmle.llm.client.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's rewards.
+    # A judge (sandmle.llm.client.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's
+    # rewards.
     rubric_judge: Any = None
     rubric_weight: float = 0.2
 
@@ -299,8 +300,8 @@ def run_batch(
         raise UsageError("samples and concurrency must be at least 1")
     get_scaffold(scaffold)
     check_scaffold_options(scaffold, config.scaffold_options)  # a bad option fails before any episode runs
-    from sandmle.generation import generation_policy
     from sandmle.episodes.threads import run_episodes
+    from sandmle.generation import generation_policy
 
     policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
     policy = generation_policy(policy, max_batch=concurrency, stats=stats)
@@ -343,9 +344,9 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
     latency, format rate, termination counts, the episodes that ended in an error (how many, the commonest reason),
     and with the batch's GenerationStats its generation figures (calls, mean batch size, tokens/s,
     generation/sandbox/wait s)."""
+    from sandmle.episodes.failures import tally_failures
     from sandmle.evaluation.metrics import outcome_rates
     from sandmle.rewards.comparison import scheme_comparison
-    from sandmle.episodes.failures import tally_failures
 
     count = len(trajectories)
     latencies = [t.mean_step_latency_s for t in trajectories if t.mean_step_latency_s is not None]

@@ -140,9 +140,9 @@ def read_episodes(out_dir: Path) -> list[dict]:
 
 def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool,
                    generation: dict | None = None) -> dict:
-    from sandmle.rewards.comparison import parts_by_cell, scheme_comparison
-    from sandmle.evaluation.transfer import report_csv, transfer_report
     from sandmle.episodes.failures import tally_failures, trajectory_error
+    from sandmle.evaluation.transfer import report_csv, transfer_report
+    from sandmle.rewards.comparison import parts_by_cell, scheme_comparison
 
     report = transfer_report(episodes, baseline=spec.baseline if any(e["policy"] == spec.baseline for e in episodes)
                              else None)
@@ -173,13 +173,13 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                  policy_options: dict | None = None, pool=None) -> dict:
     """Run every episode of the grid not yet in out_dir/episodes.jsonl, appending each as it ends; write the reports.
 
-    Episodes go through rollout.run_batch (one call per policy, scaffold and seed over the tasks still to run), so a
-    campaign episode is the same code as a training one. A stop request ends the run between episodes; the report
+    Episodes go through episodes/runner.run_batch (one call per policy, scaffold and seed over the tasks still to
+    run), so a campaign episode is the same code as a training one. A stop request ends the run between episodes; the report
     then covers what finished and says complete: false.
     """
     from sandmle.agents.policies import SamplingParams, make_policy
-    from sandmle.generation import GenerationStats
     from sandmle.episodes.runner import EpisodeConfig, _make_pool, run_batch
+    from sandmle.generation import GenerationStats
 
     spec.validate()
     if concurrency < 1:

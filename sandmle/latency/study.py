@@ -13,7 +13,7 @@ from typing import Callable
 from sandmle.errors import UsageError
 
 FULL_ROWS = 200_000
-# A real table for the study is streamed by the host (latency_table.py) and read whole by every sandboxed pipeline;
+# A real table for the study is streamed by the host (table.py) and read whole by every sandboxed pipeline;
 # beyond this it is refused, not sampled.
 LARGE_CSV_MAX_BYTES = 1 << 30
 HEAD_CHECK_BYTES = 4 << 20  # the head of a large table is checked as a seed would be before the whole is parsed
@@ -199,8 +199,8 @@ def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, s
     """A user's real large table is the full-scale task (80% train, 20% test, `rows` caps the training rows); its
     synthesized twin is a task made from the table's DNA at SandMLE's size (50-200 rows). Same pipelines, same
     sandbox; speedup = median step time on the real table / on the twin."""
-    from sandmle.seeds.dna import extract_dna
     from sandmle.latency.table import split_rows_bounded
+    from sandmle.seeds.dna import extract_dna
     from sandmle.seeds.load import SeedError, load_csv_seed
     from sandmle.synth.pipeline import build_bundle
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sandmle.evaluation.frontier import DEFAULT_BAND, check_band
 from sandmle.errors import UsageError
+from sandmle.evaluation.frontier import DEFAULT_BAND, check_band
 from sandmle.settings import Field
 from sandmle.synth import levels
 

@@ -17,16 +17,16 @@ from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.episodes.budget import episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import outcome_rates
-from sandmle.rl.config import TrainConfig, save_resolved
-from sandmle.settings import ConfigError
-from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
+from sandmle.rl.config import TrainConfig, save_resolved
+from sandmle.rl.curriculum import TaskSampler
+from sandmle.settings import ConfigError
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,
                                  reward_component_means, run_groups)
+from sandmle.episodes.runner import EpisodeConfig
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, tracker_setup
 from sandmle.rl.trackers import run_name as tracker_run_name
-from sandmle.episodes.runner import EpisodeConfig
 
 
 def check_paths(config: TrainConfig) -> None:

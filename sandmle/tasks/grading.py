@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sandmle.tasks import metrics
-from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
+from sandmle.tasks import metrics
 from sandmle.tasks.grade_report import GradeReport
 from sandmle.tasks.grading_checks import check_grading
 

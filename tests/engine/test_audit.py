@@ -100,7 +100,8 @@ def test_a_scaffold_that_copies_through_a_link_fails_with_the_evidence(tasks, po
     import sandmle.episodes.runner
 
     real = sandmle.episodes.runner.get_scaffold
-    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold", lambda name: leaky_react if name == "react" else real(name))
+    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold",
+                        lambda name: leaky_react if name == "react" else real(name))
     report = run_audit(tasks, out_dir=tmp_path / "out", pool=pool,
                        config=AuditConfig(scaffolds=("react",), attacks=("links_submission",)))
     assert not report.passed and len(report.failing) == 2

@@ -67,8 +67,8 @@ def test_baseline_reaches_valid_submissions_with_every_scaffold(validated_tasks,
 
 def test_fallback_levels_write_valid_submissions(validated_tasks, warm_pool, tmp_path):
     """The programs the baseline falls back to after tracebacks (one family, no text/categoricals, the prior)."""
-    from sandmle.tasks.grading import grade_submission
     from sandmle.sandbox import Limits, Sandbox
+    from sandmle.tasks.grading import grade_submission
 
     task_dir = validated_tasks[0]
     for level in (1, 2, 3):

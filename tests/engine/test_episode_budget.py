@@ -11,11 +11,11 @@ from sandmle.agents.policies import SamplingParams
 from sandmle.agents.scaffolds.options import BUDGET_OPTIONS, resolve_scaffold_options
 from sandmle.commands.budget_args import add_budget_flags
 from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
+from sandmle.episodes.runner import EpisodeConfig
 from sandmle.evaluation.campaign import CampaignSpec
 from sandmle.evaluation.config import campaign_config_fields
 from sandmle.rl.config import config_fields, load_train_config
 from sandmle.settings import ConfigError
-from sandmle.episodes.runner import EpisodeConfig
 
 
 def test_every_table_has_every_budget_under_its_key_and_default():

@@ -31,8 +31,8 @@ def fitting_policy(tmp_path_factory):
 
 def measured(task_dirs, policy):
     from sandmle.agents.policies import make_policy
-    from sandmle.evaluation.frontier import success_rates
     from sandmle.episodes.runner import EpisodeConfig
+    from sandmle.evaluation.frontier import success_rates
 
     rates = success_rates(task_dirs, policy=make_policy(policy), samples=1, scaffold="react", reward="dense",
                           success_threshold=0.5, concurrency=2, config=EpisodeConfig(max_turns=1))

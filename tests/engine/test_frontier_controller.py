@@ -11,8 +11,8 @@ from concurrent.futures import Future
 import pytest
 
 from sandmle.rl.config import load_train_config
-from sandmle.settings import ConfigError
 from sandmle.rl.frontier_controller import FrontierController
+from sandmle.settings import ConfigError
 
 
 def _config(tasks, tmp_path, **keys):

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
-from sandmle.tasks import metrics
 from sandmle.cli import main
 from sandmle.errors import UsageError
+from sandmle.tasks import metrics
 from sandmle.tasks.grading import feedback_text, grade_submission, position_score, validate_submission
 
 RNG = np.random.default_rng(0)
@@ -359,9 +359,9 @@ def test_cli_grade_exit_codes(label_task, tmp_path, capsys):
 
 def test_grade_command_choices_match_the_engine():
     """The command line names splits and schemes without importing pandas; they must be the engine's own."""
-    from sandmle.tasks import grading
-    from sandmle.rewards import schemes as rewards
     from sandmle.commands import grade as grade_command
+    from sandmle.rewards import schemes as rewards
+    from sandmle.tasks import grading
 
     assert set(grade_command.SPLITS) == set(grading.SPLITS)
     assert set(grade_command.REWARDS) <= set(rewards.REWARD_SCHEMES)

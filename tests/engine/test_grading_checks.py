@@ -1,5 +1,5 @@
-"""The one check of a bundle's grading numbers (sandmle.tasks.grading_checks): synthesized tasks pass it; NaN, text, huge,
-out-of-range, misordered or all-worst milestones and odd ladders are refused with the field named."""
+"""The one check of a bundle's grading numbers (sandmle.tasks.grading_checks): synthesized tasks pass it; NaN, text,
+huge, out-of-range, misordered or all-worst milestones and odd ladders are refused with the field named."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.tasks.grade_report import GradeReport
 from sandmle.rewards.schemes import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
+from sandmle.tasks.grade_report import GradeReport
 from tests.chat_server import ChatServer
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from sandmle.cli import main
 from sandmle.rl.config import load_train_config
-from sandmle.settings import ConfigError
 from sandmle.rl.presets import RUN_PRESETS, preset_report, preset_values
+from sandmle.settings import ConfigError
 
 BASE = {"model": "ckpt", "tasks": ["t1", "t2", "t3"], "output_dir": "out"}
 

@@ -111,7 +111,8 @@ def test_a_failed_audit_shows_its_cases_and_gates_training(api_for, task_set, cl
     assert run.audit_warning == "task set web-set was never audited for reward hacks"
 
     real = sandmle.episodes.runner.get_scaffold
-    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold", lambda name: leaky_react if name == "react" else real(name))
+    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold",
+                        lambda name: leaky_react if name == "react" else real(name))
     with django_capture_on_commit_callbacks(execute=False):
         audit = services.audit_create(task_set=task_set, scaffolds=["react"], attacks=["links_submission"],
                                       user=users["curator"])

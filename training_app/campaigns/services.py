@@ -104,8 +104,8 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
     The engine resumes from out_dir/episodes.jsonl; the rows are written here, in the job's own thread, so SQLite
     sees one writer. The engine's threads only put records on a queue.
     """
-    from sandmle.evaluation.campaign import read_episodes, run_campaign
     from sandmle.episodes.failures import EpisodeFailures
+    from sandmle.evaluation.campaign import read_episodes, run_campaign
 
     if not EvalCampaign.claim(campaign_id, worker=worker):
         return False

@@ -108,8 +108,8 @@ def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | No
 def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
     """Claim a queued study and run it; the engine works in a thread while this one beats, stores progress and asks
     for cancellation, so the row's heartbeat lives through long full-scale steps."""
-    from sandmle.seeds.dna import extract_dna
     from sandmle.latency.study import latency_study, latency_study_csv, pipeline_subset, spec_from_dna
+    from sandmle.seeds.dna import extract_dna
     from sandmle.synth.pipeline import TaskSpec
     from tasks_app.seeds.services import seed_engine_object
     from training_app.latency.uploads import remove_table

@@ -118,9 +118,9 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     from sandmle.agents.policies.base import SamplingParams
     from sandmle.agents.policies.schedule import sampling_schedule
     from sandmle.episodes.failures import EpisodeFailures
-    from sandmle.generation import GenerationStats
     from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
     from sandmle.episodes.trajectory import Trajectory as EngineTrajectory
+    from sandmle.generation import GenerationStats
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False

@@ -10,11 +10,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from sandmle.rl.config import config_fields
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
-from sandmle.rl.config import config_fields
 from studio.errors import ServiceError
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate

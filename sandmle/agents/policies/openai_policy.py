@@ -1,4 +1,5 @@
-"""A policy served by any OpenAI-compatible chat endpoint (vllm serve, a hosted API) through sandmle.llm.client.ChatClient."""
+"""A policy served by any OpenAI-compatible chat endpoint (vllm serve, a hosted API) through
+sandmle.llm.client.ChatClient."""
 
 from __future__ import annotations
 
