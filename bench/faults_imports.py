@@ -29,10 +29,10 @@ _HOST_SIDE = r"""
 import json, resource, sys, tempfile, time
 from pathlib import Path
 import pandas as pd
-from sandmle.dna import extract_dna
-from sandmle.latency import DNA_SAMPLE_ROWS, check_table, spec_from_dna
-from sandmle.latency_table import MAX_SAMPLE_BYTES, split_rows_bounded
-from sandmle.seeds import load_csv_seed
+from sandmle.latency.study import DNA_SAMPLE_ROWS, check_table, spec_from_dna
+from sandmle.latency.table import MAX_SAMPLE_BYTES, split_rows_bounded
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_csv_seed
 
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

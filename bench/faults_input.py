@@ -40,7 +40,7 @@ def _studio() -> dict:
     """Users per role, the bundled seeds, two synthesized iris tasks, a task set and a finished rollout batch."""
     from accounts.roles import Role
     from accounts.services import user_create
-    from sandmle.seeds import load_bundled_seed
+    from sandmle.seeds.load import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
     from tasks_app.models import Seed, SynthesisRun

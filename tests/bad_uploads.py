@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from sandmle.seeds import MAX_COLUMNS, MAX_CSV_BYTES
+from sandmle.seeds.load import MAX_COLUMNS, MAX_CSV_BYTES
 
 
 @dataclass(frozen=True)

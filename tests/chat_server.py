@@ -129,7 +129,7 @@ def chat_server():
 
 @pytest.fixture
 def chat_client(chat_server):
-    """A sandmle.llm.ChatClient pointed at `chat_server`, with fast retries."""
-    from sandmle.llm import ChatClient
+    """A sandmle.llm.client.ChatClient pointed at `chat_server`, with fast retries."""
+    from sandmle.llm.client import ChatClient
 
     return ChatClient(chat_server.base_url, "test-model", api_key="test-key", timeout_s=5, max_retries=2, backoff_s=0.01)

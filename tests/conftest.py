@@ -71,7 +71,7 @@ def api_for(users):
 @pytest.fixture(scope="session")
 def iris_results(tmp_path_factory):
     """Two synthesized iris tasks (engine results), built once for the whole session."""
-    from sandmle.seeds import load_bundled_seed
+    from sandmle.seeds.load import load_bundled_seed
     from sandmle.synth import synthesize
 
     out_dir = Path(tmp_path_factory.mktemp("bundles"))

@@ -18,7 +18,7 @@ from sandmle.archives import ARCHIVE_FORMATS, printable_name
 from sandmle.archives.build import SANDMLE_ID_LIST
 from sandmle.archives.extract import ExtractLimits, extract_archive
 from sandmle.errors import UsageError
-from sandmle.grading import load_grading
+from sandmle.tasks.grading import load_grading
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -54,7 +54,7 @@ def _looks_like_content(folder: Path) -> bool:
 
 def _import_bundle(source: Path, out_dir: Path) -> Path:
     """Our own bundle: a readable grading file, the answers and sample present, files matching task.json's hash."""
-    from sandmle.bundle import bundle_hash, file_hashes
+    from sandmle.tasks.bundle import bundle_hash, file_hashes
 
     try:
         task = json.loads((source / "task.json").read_text(encoding="utf-8"))
@@ -81,7 +81,7 @@ def _import_bundle(source: Path, out_dir: Path) -> Path:
 
 def _check_public_csvs(bundle: Path) -> None:
     """Every CSV an agent or a viewer will read passes the seed upload's check (size, width, formula cells)."""
-    from sandmle.seeds import MAX_CSV_BYTES, SeedError, checked_csv
+    from sandmle.seeds.load import MAX_CSV_BYTES, SeedError, checked_csv
 
     public = bundle / "public"
     for path in sorted(public.rglob("*.csv")) if public.is_dir() else []:
@@ -162,7 +162,7 @@ def import_archive(archive: Path, out_dir: Path, *, fmt: str, metric: str | None
                 bundle = Path(_import_one(name, source, root, staging, fmt=fmt, metric=metric))
                 if bundle.parent.resolve() != staging.resolve() or not (bundle / "private" / "grading.json").is_file():
                     raise UsageError("the importer wrote no bundle")
-                load_grading(bundle)  # every format's grading numbers pass the one check (sandmle.grading_checks)
+                load_grading(bundle)  # every format's grading numbers pass the one check (sandmle.tasks.grading_checks)
                 _check_public_csvs(bundle)
                 target = out_dir / bundle.name
                 if target.exists():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandmle.bundle import bundle_hash, file_hashes
+from sandmle.tasks.bundle import bundle_hash, file_hashes
 
 # The sparse reward pays gold alone (a medal, which breaks a task under any scheme); the dense reward pays every
 # milestone tier, so a run on any reward but sparse needs its degenerate solutions judged under dense.

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sandmle import grading, metrics
-from sandmle.grade_report import GradeReport
-from sandmle.rewards import compute_reward
+from sandmle.rewards.schemes import compute_reward
+from sandmle.tasks import grading, metrics
+from sandmle.tasks.grade_report import GradeReport
 
 DIGITS = re.compile(r"(\d+)(?!.*\d)")
 # The schemes a degenerate outcome is priced under: those that need no judge. Dense (the training default) pays the

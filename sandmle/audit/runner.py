@@ -17,20 +17,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sandmle import grading
-from sandmle.grade_report import GradeReport
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.audit import verdict as judge
 from sandmle.audit.agent_code import FOUND_MARK
+from sandmle.audit.attacks import select_attacks
 from sandmle.audit.degenerate import grade_degenerate
 from sandmle.audit.policy import AttackPolicy, code_steps
-from sandmle.audit.attacks import select_attacks
 from sandmle.audit.registry import Attack, AttackTarget, Outcome
 from sandmle.audit.summary import broken_entry, check_scheme, family_scaffold_counts, verdict_line
 from sandmle.audit.watch import Listener, leftover_processes, make_canary
-from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
+from sandmle.sandbox.host_files import remove_tree
 from sandmle.sandbox.staging import owned_temp_dir, staging_root
+from sandmle.tasks import grading
+from sandmle.tasks.grade_report import GradeReport
 
 REPORT_NAME = "audit.json"
 
@@ -219,7 +219,7 @@ def _clean_copy(task: Path, root: Path) -> Path:
 def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarget, clean_task: Path,
                 floor: Any, config: AuditConfig, pool: Any, out_dir: Path, scratch: Path, listener: Listener) -> judge.Verdict:
     """One episode of one attack, and its verdict."""
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
 
     steps = attack.steps(target)
     policy = AttackPolicy(steps, attack=attack.name, is_lower_better=target.is_lower_better)

@@ -10,12 +10,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandmle import grading
-from sandmle.grade_report import GradeReport
 from sandmle.agents.scaffolds import mle_agent, react
 from sandmle.agents.scaffolds.tree import extract_plan_and_code
-from sandmle.episode_files import EpisodeDir, RefusedFile
-from sandmle.rewards import dense_reward
+from sandmle.rewards.schemes import dense_reward
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
+from sandmle.tasks import grading
+from sandmle.tasks.grade_report import GradeReport
 
 # Rewards and scores are floats from the same code; anything above this is a real difference.
 TOLERANCE = 1e-9

@@ -1,5 +1,5 @@
 """The episode budgets' flags (--max-turns, --max-tokens, --time-budget-s, ...), made from their one declaration
-(sandmle/episode_budget.py) for `sandmle rollout` and `sandmle eval`, each flag the key it sets."""
+(sandmle/episodes/budget.py) for `sandmle rollout` and `sandmle eval`, each flag the key it sets."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ OLDER_FLAGS = {"time_budget_s": ("--time-budget",), "step_timeout_s": ("--step-t
 
 def add_budget_flags(parser, *, with_defaults: bool) -> None:
     """One flag per budget, dest the key itself; with_defaults=False leaves None (not given) for a settings table."""
-    from sandmle.episode_budget import BUDGETS
+    from sandmle.episodes.budget import BUDGETS
 
     for entry in BUDGETS:
         kind = int if entry.type == "int" else float

@@ -13,7 +13,7 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from sandmle.dna import extract_dna
+    from sandmle.seeds.dna import extract_dna
 
     print(json.dumps(extract_dna(seed_from_args(args)).to_dict(), indent=2, sort_keys=True))
     return 0

@@ -63,7 +63,7 @@ def run(args) -> int:
     from sandmle.evaluation.campaign import run_campaign
     from sandmle.evaluation.config import CAMPAIGN_FIELDS, load_campaign_config
     from sandmle.evaluation.transfer import report_table
-    from sandmle.rl.config import read_settings
+    from sandmle.settings import read_settings
 
     settings = read_settings(args.config) if args.config else {}
     settings.update({f.key: getattr(args, f.key) for f in CAMPAIGN_FIELDS if getattr(args, f.key, None) is not None})

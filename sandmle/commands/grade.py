@@ -22,8 +22,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sandmle.grading import grade_submission
-    from sandmle.rewards import compute_reward
+    from sandmle.rewards.schemes import compute_reward
+    from sandmle.tasks.grading import grade_submission
 
     # The submission is opened from its own directory without following a link; a link is graded as invalid.
     report = grade_submission(args.task_dir, args.submission, split=args.split)

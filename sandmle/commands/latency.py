@@ -44,7 +44,7 @@ def _spec_of(task_dir: Path):
 
 
 def run(args) -> int:
-    from sandmle.latency import FULL_ROWS, latency_study, latency_study_csv, pipeline_subset
+    from sandmle.latency.study import FULL_ROWS, latency_study, latency_study_csv, pipeline_subset
 
     pipelines = pipeline_subset(args.pipelines)
     if args.csv is not None:

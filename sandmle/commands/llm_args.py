@@ -11,6 +11,6 @@ def chat_client_from(url: str | None, model: str | None, *, key_env: str, flag: 
         raise UsageError(f"--{flag}-url and --{flag}-model go together")
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"--{flag}-url must be an http(s) URL, got {url!r}")
-    from sandmle.llm import ChatClient
+    from sandmle.llm.client import ChatClient
 
     return ChatClient(url, model, api_key_env=key_env)

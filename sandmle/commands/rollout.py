@@ -42,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def schedule_from_flags(args) -> dict:
     """The schedule the flags give, checked (ConfigError names the key as its flag)."""
     from sandmle.agents.policies.schedule import SCHEDULE_KEYS
-    from sandmle.rl.config import checked_schedule
+    from sandmle.agents.policies.schedule import checked_schedule
 
     return checked_schedule({key: getattr(args, key) for key in SCHEDULE_KEYS if getattr(args, key) is not None})
 
@@ -50,9 +50,9 @@ def schedule_from_flags(args) -> dict:
 def run(args) -> int:
     from sandmle.agents.policies import SamplingParams, make_policy
     from sandmle.agents.policies.schedule import sampling_schedule
-    from sandmle.episode_budget import episode_budget_kwargs
+    from sandmle.episodes.budget import episode_budget_kwargs
+    from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     for task_dir in args.task_dirs:
         if not (task_dir / "public").is_dir() or not (task_dir / "private" / "grading.json").exists():

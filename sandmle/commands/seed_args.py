@@ -13,7 +13,7 @@ def add_seed_arguments(parser) -> None:
 
 
 def seed_from_args(args):
-    from sandmle.seeds import SeedError, load_bundled_seed, load_csv_seed
+    from sandmle.seeds.load import SeedError, load_bundled_seed, load_csv_seed
 
     name = getattr(args, "seed", None)
     try:

@@ -8,8 +8,8 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from sandmle.dna import extract_dna
-    from sandmle.seeds import bundled_seed_names, load_bundled_seed
+    from sandmle.seeds.dna import extract_dna
+    from sandmle.seeds.load import bundled_seed_names, load_bundled_seed
 
     for name in bundled_seed_names():
         seed = load_bundled_seed(name)

@@ -11,7 +11,7 @@ from typing import Callable
 from sandmle.agents.policies.schedule import sampling_schedule
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
-from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGETS, episode_budget_kwargs
+from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGETS, episode_budget_kwargs
 from sandmle.errors import UsageError
 
 EPISODES_FILE = "episodes.jsonl"
@@ -29,7 +29,7 @@ class CampaignSpec:
     seeds: int = 3
     baseline: str | None = None
     feedback: str = "score"
-    # The episode budgets (sandmle/episode_budget.py), under their keys there.
+    # The episode budgets (sandmle/episodes/budget.py), under their keys there.
     max_turns: int = BUDGET_DEFAULTS["max_turns"]
     time_budget_s: float = BUDGET_DEFAULTS["time_budget_s"]
     temperature: float = BUDGET_DEFAULTS["temperature"]
@@ -80,7 +80,7 @@ class CampaignSpec:
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise UsageError(f"temperature: {self.temperature} must be in [0, 2]")
         self.scaffold_options = check_campaign_scaffold_options(self.scaffold_options, self.scaffolds)
-        from sandmle.rl.config import checked_schedule
+        from sandmle.agents.policies.schedule import checked_schedule
 
         self.schedule = checked_schedule(self.schedule)
 
@@ -140,9 +140,9 @@ def read_episodes(out_dir: Path) -> list[dict]:
 
 def _write_reports(out_dir: Path, episodes: list[dict], spec: CampaignSpec, complete: bool,
                    generation: dict | None = None) -> dict:
-    from sandmle.evaluation.reward_schemes import parts_by_cell, scheme_comparison
+    from sandmle.episodes.failures import tally_failures, trajectory_error
     from sandmle.evaluation.transfer import report_csv, transfer_report
-    from sandmle.failures import tally_failures, trajectory_error
+    from sandmle.rewards.comparison import parts_by_cell, scheme_comparison
 
     report = transfer_report(episodes, baseline=spec.baseline if any(e["policy"] == spec.baseline for e in episodes)
                              else None)
@@ -173,13 +173,13 @@ def run_campaign(spec: CampaignSpec, out_dir: Path, *, on_episode: Callable[[dic
                  policy_options: dict | None = None, pool=None) -> dict:
     """Run every episode of the grid not yet in out_dir/episodes.jsonl, appending each as it ends; write the reports.
 
-    Episodes go through rollout.run_batch (one call per policy, scaffold and seed over the tasks still to run), so a
-    campaign episode is the same code as a training one. A stop request ends the run between episodes; the report
+    Episodes go through episodes/runner.run_batch (one call per policy, scaffold and seed over the tasks still to
+    run), so a campaign episode is the same code as a training one. A stop request ends the run between episodes; the report
     then covers what finished and says complete: false.
     """
     from sandmle.agents.policies import SamplingParams, make_policy
+    from sandmle.episodes.runner import EpisodeConfig, _make_pool, run_batch
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, _make_pool, run_batch
 
     spec.validate()
     if concurrency < 1:

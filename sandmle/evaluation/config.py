@@ -10,8 +10,8 @@ from typing import Any
 from sandmle.agents.policies.schedule import SCHEDULE_KEYS, schedule_fields
 from sandmle.agents.scaffolds import SCAFFOLDS
 from sandmle.agents.scaffolds.base import EVALUATION_FEEDBACK
-from sandmle.episode_budget import BUDGET_KEYS, budget_fields
-from sandmle.rl.config import REQUIRED, ConfigError, Field, check_settings, read_settings
+from sandmle.episodes.budget import BUDGET_KEYS, budget_fields
+from sandmle.settings import REQUIRED, ConfigError, Field, check_settings, read_settings
 
 CAMPAIGN_FIELDS: list[Field] = [
     Field("policies", "strs", REQUIRED, "policy specs: baseline, openai:MODEL@URL or hf:PATH"),
@@ -21,8 +21,8 @@ CAMPAIGN_FIELDS: list[Field] = [
     Field("seeds", "int", 3, "repeats of every episode (MLE-bench asks for 3)", min=1, max=100),
     Field("baseline", "str", None, "the policy the other rows are compared against", nullable=True),
     Field("feedback", "choice", "score", "what the agent may check before answering", choices=EVALUATION_FEEDBACK),
-    *budget_fields(Field),
-    *schedule_fields(Field),
+    *budget_fields(),
+    *schedule_fields(),
     Field("concurrency", "int", 1, "episodes run at once", min=1, max=512),
     Field("api_key_env", "env", None, "environment variable holding an openai policy's API key", nullable=True),
 ]

@@ -114,7 +114,7 @@ def success_rates(task_dirs: Sequence[Path], *, policy: Any, samples: int, scaff
                   success_threshold: float, concurrency: int, config: Any,
                   should_cancel: Callable[[], bool] | None = None) -> dict[str, tuple[int, int]]:
     """{task folder: (successes, episodes)}: a success is a reward at or above the threshold under the scheme."""
-    from sandmle.rollout import run_batch
+    from sandmle.episodes.runner import run_batch
 
     trajectories = run_batch(list(task_dirs), scaffold=scaffold, policy_spec=policy, samples=samples,
                              concurrency=concurrency, config=config, should_cancel=should_cancel)
@@ -137,7 +137,7 @@ def relevel_tasks(task_dirs: Sequence[Path], *, policy: str | Any, out_dir: Path
 
     `policy` is a spec (checked with check_policy before any work) or a policy object already loaded."""
     from sandmle.agents.policies import make_policy
-    from sandmle.rollout import EpisodeConfig
+    from sandmle.episodes.runner import EpisodeConfig
     from sandmle.synth.successor import read_task, successor
 
     low, high = check_band(band)

@@ -6,8 +6,8 @@ import math
 from collections import defaultdict
 
 from sandmle.errors import UsageError
-from sandmle.grade_report import stored_grade
-from sandmle.grading import position_score
+from sandmle.tasks.grade_report import stored_grade
+from sandmle.tasks.grading import position_score
 
 # Rates are taken per seed over the cell's tasks, then averaged over seeds, as MLE-bench reports them (mean ± SEM of
 # seeds); the others are per-episode figures averaged the same way.

@@ -39,7 +39,7 @@ def ceiling_warning(cells: list[dict], metric: str = "medal_rate") -> str | None
 
 
 def spread_warning(comparison: dict | None, *, policies: list[str] | tuple[str, ...] = ()) -> str | None:
-    """The reward schemes under which every group of the comparison (sandmle.evaluation.reward_schemes) earned one
+    """The reward schemes under which every group of the comparison (sandmle.rewards.comparison) earned one
     reward in all its episodes."""
     rows = [row for row in (comparison or {}).get("schemes") or []
             if row.get("groups") and row.get("zero_spread_share") is not None

@@ -9,12 +9,12 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pandas as pd
 
-from sandmle.bundle import bundle_hash, file_hashes, write_json
-from sandmle.episode_files import remove_tree
 from sandmle.errors import UsageError
-from sandmle.grading_checks import check_grading
 from sandmle.formats.source_files import PublicFiles, finite_number, flag, plain_id
-from sandmle.metrics import METRICS, get_metric
+from sandmle.sandbox.host_files import remove_tree
+from sandmle.tasks.bundle import bundle_hash, file_hashes, write_json
+from sandmle.tasks.grading_checks import check_grading
+from sandmle.tasks.metrics import METRICS, get_metric
 
 # Names other layouts give our metrics (MLE-bench graders and MLE-Dojo configs spell them their own way).
 METRIC_ALIASES = {"auc": "roc_auc", "auc_roc": "roc_auc", "roc_auc_score": "roc_auc", "logloss": "log_loss",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pprint
 
 # The exported file must run inside MLE-bench with nothing of ours installed, so it carries the task's grading
-# settings as a literal and reimplements the scoring of sandmle/grading.py for them.
+# settings as a literal and reimplements the scoring of sandmle/tasks/grading.py for them.
 GRADE_SOURCE = '''"""Grader for {task_id}, exported by SandMLE: grade(submission, answers) -> float, as MLE-bench calls it."""
 
 import numpy as np

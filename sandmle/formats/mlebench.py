@@ -15,8 +15,8 @@ from sandmle.formats.bundle_io import imported_bundle
 from sandmle.formats.grade_template import grade_source, prepare_source
 from sandmle.formats.leaderboard import leaderboard_for, thresholds_from_leaderboard
 from sandmle.formats.source_files import PublicFiles, SourceFolder, SourceLimits, finite_number, inside_path, plain_id
-from sandmle.grading import load_grading
-from sandmle.metrics import get_metric
+from sandmle.tasks.grading import load_grading
+from sandmle.tasks.metrics import get_metric
 
 # Our ladder (HumanRank's reference scores) travels beside the competition so a re-import grades the same way;
 # MLE-bench ignores files it does not know.

@@ -20,7 +20,7 @@ from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import imported_bundle, metric_by_name
 from sandmle.formats.leaderboard import thresholds_from_leaderboard
 from sandmle.formats.source_files import PublicFiles, SourceFolder, SourceLimits, finite_number, plain_id
-from sandmle.metrics import get_metric
+from sandmle.tasks.metrics import get_metric
 
 # mledojo/gym/competition.py's Competition.REQUIRED_PATHS, relative to the prepared data directory.
 REQUIRED_FILES = ("public/description.txt", "public/sample_submission.csv", "private/test_answer.csv")

@@ -20,8 +20,8 @@ from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import PRIVATE_NAMES, imported_bundle
 from sandmle.formats.grade_template import grade_source
 from sandmle.formats.source_files import PublicFiles, SourceFolder, SourceLimits, finite_number, flag, plain_id
-from sandmle.grading import load_grading
-from sandmle.metrics import get_metric
+from sandmle.tasks.grading import load_grading
+from sandmle.tasks.metrics import get_metric
 
 # The id list their prepare_train_data.py reads (SANDMLE_OK_LIST), and the note an export leaves beside it.
 ID_LIST_FILE = "ok_competitions_sanity.json"

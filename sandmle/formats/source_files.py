@@ -2,9 +2,9 @@
 
 MLE-bench data, MLE-Dojo preparations and SandMLE's published bundles are downloads (or uploaded archives), so an
 import treats them like an agent's working directory: every path is walked one component at a time from the folder
-the user named, without following any symbolic link (sandmle/episode_files.py), only regular files with a single link
-are read, every path a source names stays inside its folder, and a cap bounds each file and the whole import. The
-folder the user named is trusted (it may itself be reached through a link); everything below it is not.
+the user named, without following any symbolic link (sandmle/sandbox/host_files.py), only regular files with a single
+link are read, every path a source names stays inside its folder, and a cap bounds each file and the whole import.
+The folder the user named is trusted (it may itself be reached through a link); everything below it is not.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from sandmle.episode_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 # One plain name component: what a task id may be, so that OUT/<id> is always a folder directly inside OUT.
 PLAIN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")

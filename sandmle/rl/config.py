@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandmle.agents.policies.schedule import SCHEDULE_KEYS, check_schedule, schedule_fields
-from sandmle.episode_budget import MAX_TOKENS, budget_fields
+from sandmle.agents.policies.schedule import check_schedule, schedule_fields
+from sandmle.episodes.budget import MAX_TOKENS, budget_fields
 from sandmle.errors import UsageError
-from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive, check_band_value, check_level_range
+from sandmle.rl.frontier_keys import adaptive_fields, check_adaptive
 from sandmle.rl.presets import RUN_PRESET_NAMES
+from sandmle.settings import REQUIRED, ConfigError, Field, check_settings, check_value, read_settings, shown_value
 
 REWARD_SCHEMES = ("dense", "sparse", "rubric", "dense+rubric")
 SCAFFOLDS = ("react", "aide", "aira", "mle_agent")
@@ -37,55 +37,32 @@ ROLLOUT_MODES = ("sync", "async")
 LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout": ("float", 0.05, 0.0, 1.0),
              "target_modules": ("strs", ["q_proj", "k_proj", "v_proj", "o_proj"], None, None)}
 
-# Keys an older release spelled otherwise: a file that still says one is told the new name.
-RENAMED_KEYS = {"max_response_tokens": "max_tokens"}
-
-REQUIRED = object()
 # Upper bounds: far above any real run, low enough that a typo (an extra zero or three) is refused, not run for weeks.
 MAX_STEPS = 1_000_000
-MAX_PATH_CHARS = 4096
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-# PyYAML reads YAML 1.1, where `1e-5` (no dot) is a string; such a string that is plainly a number is taken as one.
-NUMBER_TEXT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
 
 
-class ConfigError(UsageError):
-    """One bad setting; `key` names it, str() reads "<key>: <what is wrong, what was expected>"."""
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"{key}: {problem}")
-        self.key = key
-
-
-@dataclass(frozen=True)
-class Field:
-    key: str
-    type: str  # str, int, float, bool, path, paths, strs, choice, choices, lora, env
-    default: Any
-    help: str
-    choices: tuple[str, ...] | None = None
-    min: float | None = None
-    max: float | None = None
-    nullable: bool = False
-    min_exclusive: bool = False  # the value must lie above min, not at it
-    reference: str | None = None  # the reference trainer's value and where it is set, where ours differs or matters
-
-    def describe(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"key": self.key, "type": self.type,
-                                 "default": None if self.default is REQUIRED else self.default, "help": self.help,
-                                 "required": self.default is REQUIRED}
-        for name in ("choices", "min", "max", "reference"):
-            if getattr(self, name) is not None:
-                entry[name] = list(self.choices) if name == "choices" else getattr(self, name)
-        if self.min_exclusive:
-            entry["min_exclusive"] = True
-        return entry
+def _lora(key: str, value: Any) -> dict[str, Any]:
+    """The `lora` mapping checked key by key (a bad one is named lora.<key>), defaults filled in."""
+    if not isinstance(value, dict):
+        raise ConfigError(key, "expected null or a mapping {r, alpha, dropout, target_modules}, "
+                               f"not {shown_value(value)}")
+    unknown = sorted(map(str, set(value) - set(LORA_KEYS)))
+    if unknown:
+        raise ConfigError(f"lora.{unknown[0]}", f"unknown setting; expected one of {', '.join(LORA_KEYS)}")
+    resolved = {}
+    for name, (kind, default, low, high) in LORA_KEYS.items():
+        sub = Field(f"lora.{name}", kind, default, name, min=low, max=high)
+        if name in value:
+            resolved[name] = check_value(sub, value[name])
+        else:
+            resolved[name] = list(default) if isinstance(default, list) else default
+    return resolved
 
 
 def _shared_tail() -> list[Field]:
     return [
         Field("lora", "lora", None, "null for full fine-tuning, or {r, alpha, dropout, target_modules} for LoRA (peft)",
-              nullable=True),
+              nullable=True, check=_lora),
         Field("save_every", "int", 10, "write checkpoint-<step>/ every this many steps (and at the end)", min=1,
               max=MAX_STEPS),
         Field("seed", "int", 0, "seeds sampling, task draws and the trainer", min=0, max=2**32 - 1),  # numpy's range
@@ -153,7 +130,7 @@ GRPO_FIELDS: list[Field] = [
     Field("mask_step_timeout_share", "float", 0.2, "mask an episode from the loss when more than this share of its "
           "sandbox steps hit the step timeout (1: never)", min=0.0, max=1.0,
           reference=f"0.2 ({REFERENCE})"),
-    *budget_fields(Field, {
+    *budget_fields({
         "max_turns": {"reference": f"15 ({REFERENCE})"},
         "max_tokens": {"help": "tokens one reply may sample (short for a thinking model: raise it on a GPU)",
                        "reference": f"longer, sized for Qwen3's thinking ({REFERENCE})"},
@@ -165,7 +142,7 @@ GRPO_FIELDS: list[Field] = [
         "temperature": {"help": "sampling temperature of the rollouts", "min": 0.01, "max": 5.0,
                         "reference": f"1.0 ({REFERENCE})"},
     }),
-    *schedule_fields(Field),
+    *schedule_fields(),
     Field("max_episode_tokens", "int", 16384,
           "tokens after the first prompt (replies and tool output) one episode may train on; the rest is cut", min=1,
           max=MAX_TOKENS),
@@ -184,7 +161,7 @@ GRPO_FIELDS: list[Field] = [
           choices=TASK_SAMPLING),
     Field("success_threshold", "float", 0.5, "a reward at or above this counts as a success for the curriculum",
           min=0.0, max=1.0),
-    *adaptive_fields(Field),
+    *adaptive_fields(),
     Field("rollout_mode", "choice", "sync", "sync: each step's episodes run, then it trains; async: the next steps' "
           "episodes run while this one trains, on a copy of the weights refreshed every step, and train with "
           "importance weights for the versions they lag (hf backend)", choices=ROLLOUT_MODES,
@@ -333,7 +310,7 @@ def with_preset(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[str, 
     if name is None or "preset" not in {f.key for f in field_table}:
         return raw
     if not isinstance(name, str) or name not in RUN_PRESETS:
-        raise ConfigError("preset", f"{_shown(name)} is not one of {', '.join(RUN_PRESETS)}")
+        raise ConfigError("preset", f"{shown_value(name)} is not one of {', '.join(RUN_PRESETS)}")
     merged = {**preset_values(name), **raw}
     if "steps" in raw and "epochs" not in raw:
         merged["epochs"] = None
@@ -356,58 +333,13 @@ def check_run_scaffold_options(scaffold: str, options: dict[str, Any]) -> dict[s
     return checked
 
 
-def read_settings(source: dict | str | Path, overrides: Sequence[str] = ()) -> dict[str, Any]:
-    """The raw settings of a YAML file (or a dict) with KEY=VALUE overrides applied (lora.r=8 sets a nested one)."""
-    import yaml
-
-    if isinstance(source, dict):
-        raw = dict(source)
-    else:
-        try:
-            raw = yaml.safe_load(Path(source).read_text()) or {}
-        except OSError as error:
-            raise ConfigError("config", f"cannot read {source}: {error.strerror or error}") from None
-        except (yaml.YAMLError, UnicodeDecodeError) as error:
-            raise ConfigError("config", f"not valid YAML ({str(error).splitlines()[0]})") from None
-        if not isinstance(raw, dict):
-            raise ConfigError("config", "expected a mapping of settings at the top level")
-    for override in overrides:
-        key, sep, text = override.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(override or "--set", "expected KEY=VALUE")
-        key = key.strip()
-        try:
-            value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError as error:
-            raise ConfigError(key, f"not a valid YAML value ({str(error).splitlines()[0]})") from None
-        if "." in key:
-            head, sub = key.split(".", 1)
-            nested = raw.get(head) if isinstance(raw.get(head), dict) else {}
-            raw[head] = {**nested, sub: value}
-        else:
-            raw[key] = value
-    return raw
-
-
-def check_settings(raw: dict[str, Any], field_table: Sequence[Field]) -> dict[str, Any]:
-    """Every field's checked value (defaults filled in); the first unknown key, bad type or range is a ConfigError."""
-    fields = {f.key: f for f in field_table}
-    unknown = sorted(map(str, set(raw) - set(fields)))  # a YAML key may be a number
-    renamed = [key for key in unknown if RENAMED_KEYS.get(key) in fields]
-    if renamed:
-        raise ConfigError(renamed[0], f"renamed {RENAMED_KEYS[renamed[0]]}, its name in every settings table")
-    if unknown:
-        raise ConfigError(unknown[0], f"unknown setting; expected one of {', '.join(sorted(fields))}")
-    return {key: _check(spec, raw[key]) if key in raw else _default(spec) for key, spec in fields.items()}
-
-
 def setting_problems(raw: dict[str, Any], kind: str = "grpo") -> dict[str, str]:
     """Each given setting checked on its own: {key: what is wrong} for every bad one, so a form shows them all."""
     fields = {f.key: f for f in _fields(kind)}
     problems = {}
     for key, value in raw.items():
         try:
-            _check(fields[key], value) if key in fields else None
+            check_value(fields[key], value) if key in fields else None
         except ConfigError as error:
             problems[key] = str(error).partition(": ")[2] or str(error)
     if "scaffold_options" in fields and raw.get("scaffold_options") and "scaffold_options" not in problems:
@@ -419,167 +351,9 @@ def setting_problems(raw: dict[str, Any], kind: str = "grpo") -> dict[str, str]:
     return problems
 
 
-def _default(spec: Field) -> Any:
-    if spec.default is REQUIRED:
-        raise ConfigError(spec.key, f"required ({spec.help})")
-    if isinstance(spec.default, (list, dict)):
-        return type(spec.default)(spec.default)
-    return spec.default
-
-
-def _check(spec: Field, value: Any) -> Any:
-    if value is None:
-        if spec.nullable:
-            return None
-        if spec.default is REQUIRED:
-            raise ConfigError(spec.key, f"required ({spec.help})")
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not null")
-    checker = _CHECKERS[spec.type]
-    return checker(spec, value)
-
-
-def _shown(value: Any) -> str:
-    """A refused value as the message shows it: cut short, so a huge value does not become a huge message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _expected(spec: Field) -> str:
-    return {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-            "path": "a path", "paths": "a list of paths", "env": "an environment variable name", "strs": "a list of strings",
-            "choice": f"one of {', '.join(spec.choices or ())}",
-            "choices": f"one or more of {', '.join(spec.choices or ())}", "options": "a mapping of options",
-            "band": "[LOW, HIGH]", "levels": "[LOWEST, HIGHEST]",
-            "lora": "null or a mapping {r, alpha, dropout, target_modules}"}[spec.type]
-
-
-def _number(spec: Field, value: Any, *, integer: bool) -> float | int:
-    if not integer and isinstance(value, str) and NUMBER_TEXT.match(value.strip()):
-        value = float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(spec.key, f"expected a finite number, not {_shown(value)}")
-    if spec.min is not None and spec.min_exclusive and value <= spec.min:
-        raise ConfigError(spec.key, f"{_shown(value)} must be above {spec.min}")
-    if spec.min is not None and value < spec.min:
-        raise ConfigError(spec.key, f"{_shown(value)} is below the minimum {spec.min}")
-    if spec.max is not None and value > spec.max:
-        raise ConfigError(spec.key, f"{_shown(value)} is above the maximum {spec.max}")
-    return value if integer else float(value)
-
-
-def _string(spec: Field, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    if "\x00" in value or len(value) > MAX_PATH_CHARS:
-        raise ConfigError(spec.key, f"expected {_expected(spec)} of at most {MAX_PATH_CHARS} characters without NUL")
-    return value
-
-
-def _env_name(spec: Field, value: Any) -> str:
-    if not isinstance(value, str) or not ENV_NAME.match(value):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    return value
-
-
-def _paths(spec: Field, value: Any) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    for path in value:
-        _string(spec, path)
-    if not value and spec.default is REQUIRED:
-        raise ConfigError(spec.key, "expected at least one path")
-    return [str(v) for v in value]
-
-
-def _choice(spec: Field, value: Any) -> str:
-    if value not in (spec.choices or ()):
-        raise ConfigError(spec.key, f"{_shown(value)} is not {_expected(spec)}")
-    return value
-
-
-def _choice_list(spec: Field, value: Any) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or any(item not in (spec.choices or ()) for item in value):
-        raise ConfigError(spec.key, f"expected one or more of {', '.join(spec.choices or ())}, not {_shown(value)}")
-    if len(set(value)) != len(value):
-        raise ConfigError(spec.key, f"{_shown(value)} names one twice")
-    return list(value)
-
-
-def _bool(spec: Field, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    return value
-
-
-def _lora(spec: Field, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    unknown = sorted(map(str, set(value) - set(LORA_KEYS)))
-    if unknown:
-        raise ConfigError(f"lora.{unknown[0]}", f"unknown setting; expected one of {', '.join(LORA_KEYS)}")
-    resolved = {}
-    for key, (kind, default, low, high) in LORA_KEYS.items():
-        sub = Field(f"lora.{key}", kind, default, key, min=low, max=high)
-        resolved[key] = _check(sub, value[key]) if key in value else list(default) if isinstance(default, list) else default
-    return resolved
-
-
-def _options(spec: Field, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
-        raise ConfigError(spec.key, f"expected a mapping of option names to values, not {_shown(value)}")
-    return dict(value)
-
-
-def _strs(spec: Field, value: Any) -> list[str]:
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(spec.key, f"expected {_expected(spec)}, not {_shown(value)}")
-    return list(value)
-
-
-def _pair(check):
-    def checked(spec: Field, value: Any) -> list:
-        try:
-            return check(spec.key, value)
-        except UsageError as error:
-            raise ConfigError(spec.key, str(error).partition(": ")[2]) from None
-    return checked
-
-
-_CHECKERS = {
-    "band": _pair(check_band_value), "levels": _pair(check_level_range),
-    "str": _string, "path": _string, "env": _env_name, "paths": _paths, "strs": _strs, "choice": _choice,
-    "choices": _choice_list, "bool": _bool, "lora": _lora, "options": _options,
-    "int": lambda spec, value: _number(spec, value, integer=True),
-    "float": lambda spec, value: _number(spec, value, integer=False),
-}
-
-
 def save_resolved(config: TrainConfig, path: Path) -> None:
     """Writes the resolved settings (defaults filled in) as YAML: the run's record of what it ran with."""
     import yaml
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-
-
-def checked_schedule(given: Any) -> dict[str, Any]:
-    """A schedule given as a mapping (a campaign's or a rollout batch's `schedule`), checked by the key table: {} for
-    the constant schedule, else every key with its default filled in. ConfigError ("<key>: ...") names a bad key."""
-    if given in (None, {}):
-        return {}
-    if not isinstance(given, dict):
-        raise ConfigError("schedule", f"expected a mapping of {', '.join(SCHEDULE_KEYS)}")
-    unknown = sorted(set(given) - set(SCHEDULE_KEYS))
-    if unknown:
-        raise ConfigError(unknown[0], f"not a sampling schedule key (expected one of {', '.join(SCHEDULE_KEYS)})")
-    values = check_settings(dict(given), schedule_fields(Field))
-    problem = check_schedule(values)
-    if problem:
-        raise ConfigError(*problem.split(": ", 1))
-    return values if values["temperature_schedule"] == "annealed" else {}

@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sandmle.evaluation.frontier import DEFAULT_BAND, check_band
 from sandmle.errors import UsageError
+from sandmle.evaluation.frontier import DEFAULT_BAND, check_band
+from sandmle.settings import Field
 from sandmle.synth import levels
 
 ENVIRONMENTS = ("fixed", "adaptive")
@@ -17,29 +18,28 @@ ADAPTIVE_KEYS = ("environments", "frontier_band", "frontier_evidence", "level_ra
 ADAPTIVE_REVIEW = ("audit", "hold")
 
 
-def adaptive_fields(field_class: Any) -> list:
-    """The adaptive keys (ADAPTIVE_KEYS) as the config table's Field objects (the class is passed in: config.py
-    imports this module)."""
+def adaptive_fields() -> list[Field]:
+    """The adaptive keys (ADAPTIVE_KEYS) as the config table's Field objects."""
     fields = [
-        field_class("environments", "choice", "fixed", "fixed: train on the given tasks; adaptive: a task whose recent "
-                    "success rate leaves frontier_band is replaced by a harder or easier successor of its lineage, "
-                    "made beside training", choices=ENVIRONMENTS),
-        field_class("frontier_band", "band", list(DEFAULT_BAND), "[LOW, HIGH] success rates a task should stay "
-                    "between (above HIGH: harder successor; below LOW: easier one)"),
-        field_class("frontier_evidence", "int", 8, "episodes a task plays before it may move (twice that before it "
-                    "may move back the way it came)", min=1, max=10_000),
-        field_class("level_range", "levels", [levels.MIN_LEVEL, levels.MAX_LEVEL], "[LOWEST, HIGHEST] levels a "
-                    f"lineage may reach (the table runs {levels.MIN_LEVEL} to {levels.MAX_LEVEL})"),
-        field_class("max_versions_per_lineage", "int", 4, "successors a lineage may take in one run", min=1,
-                    max=100),
-        field_class("adaptive_review", "choice", "audit", "audit: a successor replaces its parent once it passes the "
-                    "reward-hack audit; hold: once a reviewer approves it as well", choices=ADAPTIVE_REVIEW),
-        field_class("successors_per_step", "int", 1, "successors requested after one step at most (synthesis must "
-                    "not starve the sandbox)", min=1, max=64),
-        field_class("max_pending_successors", "int", 2, "successors being made at once (the queue's bound)", min=1,
-                    max=64),
-        field_class("successor_timeout_s", "float", 900.0, "a successor not ready after this long is given up (its "
-                    "parent stays)", min=1.0, max=7 * 86400.0),
+        Field("environments", "choice", "fixed", "fixed: train on the given tasks; adaptive: a task whose recent "
+              "success rate leaves frontier_band is replaced by a harder or easier successor of its lineage, "
+              "made beside training", choices=ENVIRONMENTS),
+        Field("frontier_band", "band", list(DEFAULT_BAND), "[LOW, HIGH] success rates a task should stay "
+              "between (above HIGH: harder successor; below LOW: easier one)", check=check_band_value),
+        Field("frontier_evidence", "int", 8, "episodes a task plays before it may move (twice that before it "
+              "may move back the way it came)", min=1, max=10_000),
+        Field("level_range", "levels", [levels.MIN_LEVEL, levels.MAX_LEVEL], "[LOWEST, HIGHEST] levels a "
+              f"lineage may reach (the table runs {levels.MIN_LEVEL} to {levels.MAX_LEVEL})", check=check_level_range),
+        Field("max_versions_per_lineage", "int", 4, "successors a lineage may take in one run", min=1,
+              max=100),
+        Field("adaptive_review", "choice", "audit", "audit: a successor replaces its parent once it passes the "
+              "reward-hack audit; hold: once a reviewer approves it as well", choices=ADAPTIVE_REVIEW),
+        Field("successors_per_step", "int", 1, "successors requested after one step at most (synthesis must "
+              "not starve the sandbox)", min=1, max=64),
+        Field("max_pending_successors", "int", 2, "successors being made at once (the queue's bound)", min=1,
+              max=64),
+        Field("successor_timeout_s", "float", 900.0, "a successor not ready after this long is given up (its "
+              "parent stays)", min=1.0, max=7 * 86400.0),
     ]
     assert tuple(f.key for f in fields) == ADAPTIVE_KEYS
     return fields

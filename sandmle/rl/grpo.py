@@ -14,18 +14,19 @@ from typing import Any, Callable
 
 from sandmle.agents.policies.base import SamplingParams
 from sandmle.agents.policies.schedule import sampling_schedule
-from sandmle.episode_budget import episode_budget_kwargs
+from sandmle.episodes.budget import episode_budget_kwargs
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import outcome_rates
-from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
-from sandmle.rl.curriculum import TaskSampler
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
+from sandmle.rl.config import TrainConfig, save_resolved
+from sandmle.rl.curriculum import TaskSampler
+from sandmle.settings import ConfigError
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,
                                  reward_component_means, run_groups)
+from sandmle.episodes.runner import EpisodeConfig
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, tracker_setup
 from sandmle.rl.trackers import run_name as tracker_run_name
-from sandmle.rollout import EpisodeConfig
 
 
 def check_paths(config: TrainConfig) -> None:
@@ -58,7 +59,7 @@ def _model_config(model_dir: Path) -> dict:
 def episode_config(config: TrainConfig) -> EpisodeConfig:
     judge = None
     if config.reward in ("rubric", "dense+rubric"):
-        from sandmle.llm import ChatClient
+        from sandmle.llm.client import ChatClient
 
         judge = ChatClient(base_url=config.judge_url, model=config.judge_model, api_key=os.environ.get(config.judge_key_env))
     episode_budgets, sampling_budgets = episode_budget_kwargs(config.values)
@@ -267,7 +268,7 @@ class GRPORun:
     def check_episodes(self, trajectories: list) -> None:
         """Count the run's failed episodes; while not one episode has run to its end, stop with the commonest reason
         (every sample is masked: the run would "train" on nothing and report a reward of 0)."""
-        from sandmle.failures import EpisodesFailed
+        from sandmle.episodes.failures import EpisodesFailed
 
         self.episode_errors.extend((t.error or "unknown error") if t.termination == "error" else None
                                    for t in trajectories)
@@ -276,7 +277,7 @@ class GRPORun:
             raise EpisodesFailed(failures.job_error())
 
     def failures(self) -> Any:
-        from sandmle.failures import tally_failures
+        from sandmle.episodes.failures import tally_failures
 
         return tally_failures(self.episode_errors)
 

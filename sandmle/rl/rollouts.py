@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from sandmle.episodes.runner import EpisodeConfig, run_episode
+from sandmle.episodes.threads import run_episodes
+from sandmle.episodes.trajectory import Trajectory
 from sandmle.evaluation.metrics import episode_turns, outcome_rates
-from sandmle.grade_report import stored_grade
 from sandmle.generation import BatchedPolicy, ConcurrentPolicy, GenerationStats
-from sandmle.generation.episodes import run_episodes
-from sandmle.rollout import EpisodeConfig, run_episode
-from sandmle.trajectory import Trajectory
+from sandmle.tasks.grade_report import stored_grade
 
 # Episodes that ran out of wall-clock time are cut mid-thought, and an error stopped the policy mid-episode: their
 # tokens say nothing about the policy's choices, so they get no loss. Whether their reward still counts in their

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Callable
 
 from sandmle.errors import UsageError
-from sandmle.grade_report import stored_grade
-from sandmle.rl.config import ConfigError, TrainConfig, save_resolved
+from sandmle.rl.config import TrainConfig, save_resolved
 from sandmle.rl.run_files import RunFiles, last_checkpoint
 from sandmle.rl.trackers import check_trackers, run_name, tracker_setup
+from sandmle.settings import ConfigError
+from sandmle.tasks.grade_report import stored_grade
 
 
 def trajectory_messages(trajectory: dict) -> list[dict]:

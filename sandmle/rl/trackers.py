@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandmle.rl.config import ConfigError
+from sandmle.settings import ConfigError
 
 LOG_DIRS = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
 # The module each tracker needs on the training worker (torch's SummaryWriter writes through tensorboard's).

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from sandmle.episode_files import remove_tree
+from sandmle.sandbox.host_files import remove_tree
 
 STAGING_DIR_NAME = ".sandmle-stage"
 OWNER_SUFFIX = ".owner"

@@ -34,9 +34,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from sandmle.metrics import get_metric, score
 from sandmle.synth.columns import column_kinds
 from sandmle.synth.skilled import skilled_score
+from sandmle.tasks.metrics import get_metric, score
 
 MIN_SKILLED_HEADROOM = 0.3  # share of the oracle's headroom the skilled reference must recover
 LEARNED_REFERENCES = ("linear", "ensemble", "skilled")

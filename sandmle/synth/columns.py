@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sandmle.seeds import is_text_column
+from sandmle.seeds.load import is_text_column
 
 ID_COLUMN = "id"
 IMAGE_COLUMN = "image"

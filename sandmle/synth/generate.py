@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sandmle.dna import QUANTILES
+from sandmle.seeds.dna import QUANTILES
 from sandmle.synth.columns import level_names
 from sandmle.synth.domain_library.readings import Reading
 from sandmle.synth.images import sample_images

@@ -14,7 +14,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 
-from sandmle.llm import ChatClient, LLMError, parse_json_reply
+from sandmle.llm.client import ChatClient, LLMError, parse_json_reply
 from sandmle.synth import rules
 from sandmle.synth.domain_library import DOMAINS
 from sandmle.synth.domain_library.readings import DEFINED_BY_UNIT, UNIT_BOUNDS, WHOLE_UNITS, Reading

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from sandmle.dna import QUANTILES
+from sandmle.seeds.dna import QUANTILES
 from sandmle.synth.columns import columns_of_kind, level_names
 from sandmle.synth.domain_library.readings import Reading
 from sandmle.synth.domains import DOMAINS, banned_tokens, declared_column, name_tokens

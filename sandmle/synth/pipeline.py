@@ -14,15 +14,15 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from sandmle.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
-from sandmle.dna import TaskDNA, extract_dna
-from sandmle.grading_checks import check_grading
-from sandmle.metrics import get_metric
+from sandmle.seeds.dna import TaskDNA, extract_dna
 from sandmle.synth import calibrate, levels, noise, plausibility, rules, targets
 from sandmle.synth.domains import DomainChoice, mutate_domain
-from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.generate import sample_features
+from sandmle.synth.llm_stages import llm_stages
 from sandmle.synth.texts import describe_text_column
+from sandmle.tasks.bundle import STAGING_PREFIX, bundle_hash, file_hashes, publish_bundle, write_csv, write_json
+from sandmle.tasks.grading_checks import check_grading
+from sandmle.tasks.metrics import get_metric
 
 GENERATOR_VERSION = "sandmle-synth/4"  # 4: outliers vary; 3: values on declared ranges, neutral ids, hashed stage seeds
 FIXED_OUTLIER_VERSIONS = frozenset({"sandmle-synth/3"})  # their bundles rebuild with one outlier value per column

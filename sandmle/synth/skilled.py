@@ -26,11 +26,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, PolynomialFeatures, RobustScaler, SplineTransformer
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from sandmle.metrics import get_metric, score
 from sandmle.synth.columns import PIXEL_PREFIX, columns_of_kind
 from sandmle.synth.rules.image import blob_counts, stroke_angles
 from sandmle.synth.text_corpus import NEGATIONS
 from sandmle.synth.texts import tokenize
+from sandmle.tasks.metrics import get_metric, score
 
 FOLDS = 3
 

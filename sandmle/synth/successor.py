@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandmle.bundle import STAGING_PREFIX, publish_bundle, write_json
-from sandmle.dna import TaskDNA
 from sandmle.errors import UsageError
-from sandmle.metrics import get_metric
+from sandmle.seeds.dna import TaskDNA
 from sandmle.synth import calibrate, levels, noise
 from sandmle.synth.domains import DomainChoice
 from sandmle.synth.pipeline import TaskSpec, _calibrate, _finish_bundle, build_bundle, stage_seed
+from sandmle.tasks.bundle import STAGING_PREFIX, publish_bundle, write_json
+from sandmle.tasks.metrics import get_metric
 
 ATTEMPTS = 3  # fresh rows per try; a level whose every try fails the critic is reported, not forced
 

@@ -3,9 +3,9 @@ baseline the learned reference solutions recover (the engine's headroom), in the
 
 from __future__ import annotations
 
-from sandmle.metrics import get_metric
 from sandmle.synth.calibrate import headroom
 from sandmle.synth.targets import difficulty_of
+from sandmle.tasks.metrics import get_metric
 
 
 def headroom_of(*, ladder: dict, metric: str) -> float | None:

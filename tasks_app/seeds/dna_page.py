@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.cache import cache
 
-from sandmle import seeds as engine_seeds
+from sandmle.seeds import load as engine_seeds
 from tasks_app.models import Seed
 
 SIGNIFICANT_DIGITS = 3

@@ -8,8 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from sandmle import seeds as engine_seeds
-from sandmle.dna import extract_dna
+from sandmle.seeds import load as engine_seeds
+from sandmle.seeds.dna import extract_dna
 from sandmle_web.errors import ServiceError
 from tasks_app.models import Seed, TaskDNA
 

@@ -144,7 +144,7 @@ def synthesis_run_execute(*, run_id: int, worker: str = "") -> bool:
     try:
         llm = None
         if run.llm_url:
-            from sandmle.llm import ChatClient
+            from sandmle.llm.client import ChatClient
 
             _check_llm_settings(llm_url=run.llm_url, llm_model=run.llm_model, llm_key_env=run.llm_key_env)
             llm = ChatClient(run.llm_url, run.llm_model, api_key_env=run.llm_key_env or settings.SANDMLE_LLM_KEY_ENV)

@@ -137,8 +137,8 @@ def _imported_seed() -> Seed:
 
 def imported_task_store(*, bundle: Path, job: TaskArchiveImport) -> SynthesizedTask:
     """One imported bundle as a task waiting for review; its rule stays unknown, its spec is the bundle's own."""
-    from sandmle.bundle import bundle_hash, file_hashes
-    from sandmle.grading import load_grading
+    from sandmle.tasks.bundle import bundle_hash, file_hashes
+    from sandmle.tasks.grading import load_grading
 
     grading = load_grading(bundle)
     task = json.loads((bundle / "task.json").read_text(encoding="utf-8"))

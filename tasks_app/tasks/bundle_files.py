@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from sandmle.episode_files import EpisodeDir, RefusedFile
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller
 

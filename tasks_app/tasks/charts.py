@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from sandmle.grading_checks import MAX_SCORE_MAGNITUDE
+from sandmle.tasks.grading_checks import MAX_SCORE_MAGNITUDE
 from sandmle_web.charts import TEMPLATE
 from tasks_app.tasks.bundle_files import read_head
 
@@ -174,7 +174,8 @@ def milestone_label_rows(marks: list[tuple[float, str]], *, low: float, high: fl
 
 
 def chart_number(value: object) -> float | None:
-    """A score the ladder chart can draw: a finite number of sane size (sandmle.grading_checks' bound), else None."""
+    """A score the ladder chart can draw: a finite number of sane size (sandmle.tasks.grading_checks' bound), else
+    None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, int) and abs(value) > MAX_SCORE_MAGNITUDE:

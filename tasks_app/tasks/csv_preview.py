@@ -7,7 +7,7 @@ import io
 import os
 from dataclasses import dataclass, field
 
-from sandmle.episode_files import EpisodeDir, RefusedFile
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 from tasks_app.tasks.bundle_files import MAX_TEXT_BYTES
 
 PREVIEW_ROWS = 15

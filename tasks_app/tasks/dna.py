@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import Seed as EngineSeed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import Seed as EngineSeed
 from tasks_app.tasks.charts import feature_columns, read_public_frame
 
 # Relative change below which two numbers read as the same structure (rounding, a few noisy rows).

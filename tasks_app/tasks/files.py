@@ -11,7 +11,7 @@ from __future__ import annotations
 import stat
 from dataclasses import dataclass
 
-from sandmle.episode_files import EpisodeDir, RefusedFile
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 PUBLIC, PRIVATE = "public/", "private/"
 # Synthesized bundles are small (the latency study keeps its full-size copies elsewhere); a download is read whole.

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sandmle.agents.policies.base import SamplingParams
-from sandmle.rollout import flatten_tokens, token_records
-from sandmle.trajectory import Trajectory
+from sandmle.episodes.runner import flatten_tokens, token_records
+from sandmle.episodes.trajectory import Trajectory
 
 TARGET_SHARE_OF_VOCAB = 0.5  # the rewarded tokens: the lower half of the vocabulary (about half at random init)
 

@@ -136,8 +136,8 @@ def batched_rollout_on_two_tasks(tmp_path: Path, policy, *, seed: int) -> tuple[
     sandbox; checks what every generation path must give (no failed episode, fewer calls than replies, each sequence's
     mask picking exactly the sampled ids) and returns (trajectories, summary)."""
     from sandmle.agents import SamplingParams
+    from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, run_batch, summarize
 
     tasks = [make_bundle(tmp_path / "a", kind="binary"), make_bundle(tmp_path / "b", kind="binary", seed=1)]
     stats = GenerationStats()

@@ -97,10 +97,11 @@ def leaky_react(context):
 
 
 def test_a_scaffold_that_copies_through_a_link_fails_with_the_evidence(tasks, pool, tmp_path, monkeypatch):
-    import sandmle.rollout
+    import sandmle.episodes.runner
 
-    real = sandmle.rollout.get_scaffold
-    monkeypatch.setattr(sandmle.rollout, "get_scaffold", lambda name: leaky_react if name == "react" else real(name))
+    real = sandmle.episodes.runner.get_scaffold
+    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold",
+                        lambda name: leaky_react if name == "react" else real(name))
     report = run_audit(tasks, out_dir=tmp_path / "out", pool=pool,
                        config=AuditConfig(scaffolds=("react",), attacks=("links_submission",)))
     assert not report.passed and len(report.failing) == 2

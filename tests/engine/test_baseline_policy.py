@@ -12,7 +12,7 @@ import pytest
 from sandmle.agents import make_policy
 from sandmle.agents.policies.baseline_code import solution_code
 from sandmle.agents.scaffolds import SCAFFOLDS
-from sandmle.rollout import EpisodeConfig, run_batch, summarize
+from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
 from sandmle.sandbox import SandboxPool
 from tests.engine.text_seeds import write_review_csv
 
@@ -27,7 +27,7 @@ COLUMNS = [(name, name, SCAFFOLD_OPTIONS[name]) for name in SCAFFOLDS] + [("reac
 @pytest.fixture(scope="module")
 def validated_tasks(tmp_path_factory):
     """One validated task per bundled seed (multiclass, binary, regression, image) and one from a text seed."""
-    from sandmle.seeds import load_bundled_seed, load_csv_seed
+    from sandmle.seeds.load import load_bundled_seed, load_csv_seed
     from sandmle.synth import synthesize
 
     out_dir = tmp_path_factory.mktemp("baseline-tasks")
@@ -67,8 +67,8 @@ def test_baseline_reaches_valid_submissions_with_every_scaffold(validated_tasks,
 
 def test_fallback_levels_write_valid_submissions(validated_tasks, warm_pool, tmp_path):
     """The programs the baseline falls back to after tracebacks (one family, no text/categoricals, the prior)."""
-    from sandmle.grading import grade_submission
     from sandmle.sandbox import Limits, Sandbox
+    from sandmle.tasks.grading import grade_submission
 
     task_dir = validated_tasks[0]
     for level in (1, 2, 3):

@@ -7,7 +7,8 @@ import yaml
 
 from sandmle.cli import main
 from sandmle.evaluation.config import campaign_config_fields, load_campaign_config
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
+from sandmle.settings import ConfigError
 from tests.engine.rollout_bundles import make_bundle
 
 GRPO = {"model": "ckpt", "tasks": ["t1"], "output_dir": "out"}

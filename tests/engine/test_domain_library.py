@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import load_csv_seed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_csv_seed
 from sandmle.synth.domains import DOMAINS, mutate_domain
 
 SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -1,4 +1,4 @@
-"""An episode's budgets are declared once (sandmle/episode_budget.py): every table, option and flag has them under
+"""An episode's budgets are declared once (sandmle/episodes/budget.py): every table, option and flag has them under
 the declared keys and defaults."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import pytest
 from sandmle.agents.policies import SamplingParams
 from sandmle.agents.scaffolds.options import BUDGET_OPTIONS, resolve_scaffold_options
 from sandmle.commands.budget_args import add_budget_flags
-from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
+from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGET_KEYS, budget, budget_fields, episode_budget_kwargs
+from sandmle.episodes.runner import EpisodeConfig
 from sandmle.evaluation.campaign import CampaignSpec
 from sandmle.evaluation.config import campaign_config_fields
-from sandmle.rl.config import ConfigError, Field, config_fields, load_train_config
-from sandmle.rollout import EpisodeConfig
+from sandmle.rl.config import config_fields, load_train_config
+from sandmle.settings import ConfigError
 
 
 def test_every_table_has_every_budget_under_its_key_and_default():
@@ -29,13 +30,13 @@ def test_every_table_has_every_budget_under_its_key_and_default():
 
 
 def test_a_table_keeps_its_own_wording_and_range():
-    fields = {f.key: f for f in budget_fields(Field, {"temperature": {"min": 0.01, "reference": "1.0 (x)"}})}
+    fields = {f.key: f for f in budget_fields({"temperature": {"min": 0.01, "reference": "1.0 (x)"}})}
     assert fields["temperature"].min == 0.01 and fields["temperature"].reference == "1.0 (x)"
     assert fields["max_tokens"].help == budget("max_tokens").help and fields["max_tokens"].reference is None
     grpo = {entry["key"]: entry for entry in config_fields("grpo")}
     assert grpo["temperature"]["min"] == 0.01 and grpo["max_turns"]["reference"].startswith("15")
     with pytest.raises(KeyError, match="max_response_tokens"):
-        budget_fields(Field, {"max_response_tokens": {}})
+        budget_fields({"max_response_tokens": {}})
 
 
 def test_budgets_split_into_the_episode_and_its_sampling():

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from sandmle.episode_files import EpisodeDir, RefusedFile, remove_tree
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile, remove_tree
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from sandmle.generation.episodes import run_episodes
+from sandmle.episodes.threads import run_episodes
 
 
 class CountingPolicy:

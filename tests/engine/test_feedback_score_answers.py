@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from sandmle import grading
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
+from sandmle.tasks import grading
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 
 SCORE_CALL = '<think>grade it</think>\n<tool_call>\n{"name": "Score", "arguments": {"competition_id": "t"}}\n</tool_call>'

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from sandmle.formats.mlebench import export_task, import_competition
-from sandmle.grading import grade_submission
+from sandmle.tasks.grading import grade_submission
 from tests.engine.rollout_bundles import make_bundle
 
 

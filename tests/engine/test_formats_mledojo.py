@@ -11,7 +11,7 @@ import pytest
 
 from sandmle.errors import UsageError
 from sandmle.formats.mledojo import import_competition
-from sandmle.grading import grade_submission
+from sandmle.tasks.grading import grade_submission
 from tests.engine.rollout_bundles import make_bundle
 
 # 20 teams as MLE-Dojo's info/private_leaderboard.csv holds them: rank 1 first, the best score first (higher wins).

@@ -16,8 +16,8 @@ import pytest
 
 from sandmle.errors import UsageError
 from sandmle.formats.sandmle_layout import ID_LIST_FILE, NOTE_FILE, export_task, import_folder
-from sandmle.grading import grade_submission
 from sandmle.sandbox import Sandbox
+from sandmle.tasks.grading import grade_submission
 from tests.engine.rollout_bundles import make_bundle
 
 SEARCH_FOR_ANSWERS = """

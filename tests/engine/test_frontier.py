@@ -31,8 +31,8 @@ def fitting_policy(tmp_path_factory):
 
 def measured(task_dirs, policy):
     from sandmle.agents.policies import make_policy
+    from sandmle.episodes.runner import EpisodeConfig
     from sandmle.evaluation.frontier import success_rates
-    from sandmle.rollout import EpisodeConfig
 
     rates = success_rates(task_dirs, policy=make_policy(policy), samples=1, scaffold="react", reward="dense",
                           success_threshold=0.5, concurrency=2, config=EpisodeConfig(max_turns=1))
@@ -40,7 +40,7 @@ def measured(task_dirs, policy):
 
 
 def test_success_rate_does_not_rise_with_the_level_on_two_seeds(iris_results, tmp_path, fitting_policy):
-    from sandmle.seeds import load_bundled_seed
+    from sandmle.seeds.load import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle.synth.levels import MIN_LEVEL
     from sandmle.synth.successor import successor

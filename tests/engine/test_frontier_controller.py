@@ -10,8 +10,9 @@ from concurrent.futures import Future
 
 import pytest
 
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
 from sandmle.rl.frontier_controller import FrontierController
+from sandmle.settings import ConfigError
 
 
 def _config(tasks, tmp_path, **keys):

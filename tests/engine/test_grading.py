@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
-from sandmle import metrics
 from sandmle.cli import main
 from sandmle.errors import UsageError
-from sandmle.grading import feedback_text, grade_submission, position_score, validate_submission
+from sandmle.tasks import metrics
+from sandmle.tasks.grading import feedback_text, grade_submission, position_score, validate_submission
 
 RNG = np.random.default_rng(0)
 N = 40
@@ -37,7 +37,7 @@ def make_task(root: Path, *, metric: str, task_type: str, labels, target="y", lo
     grading = {
         "metric": metric, "is_lower_better": lower, "task_type": task_type, "id_column": "id", "target_column": target,
         "labels": labels, "submission_columns": columns,
-        # Ordered in the metric's direction, as every grading file must be (sandmle.grading_checks).
+        # Ordered in the metric's direction, as every grading file must be (sandmle.tasks.grading_checks).
         "milestones": milestones or ({"median": 0.9, "bronze": 0.8, "silver": 0.7, "gold": 0.5} if lower else
                                      {"median": 0.5, "bronze": 0.7, "silver": 0.8, "gold": 0.9}),
         "ladder": ladder or {"baseline": 0.5, "linear": 0.7, "ensemble": 0.85, "oracle": 0.95},
@@ -359,8 +359,9 @@ def test_cli_grade_exit_codes(label_task, tmp_path, capsys):
 
 def test_grade_command_choices_match_the_engine():
     """The command line names splits and schemes without importing pandas; they must be the engine's own."""
-    from sandmle import grading, rewards
     from sandmle.commands import grade as grade_command
+    from sandmle.rewards import schemes as rewards
+    from sandmle.tasks import grading
 
     assert set(grade_command.SPLITS) == set(grading.SPLITS)
     assert set(grade_command.REWARDS) <= set(rewards.REWARD_SCHEMES)

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from sandmle.grading import answer_row_count, grade_submission, load_grading, submission_byte_cap, validate_submission
+from sandmle.tasks.grading import (answer_row_count, grade_submission, load_grading, submission_byte_cap,
+                                   validate_submission)
 from tests.engine.rollout_bundles import make_bundle
 
 

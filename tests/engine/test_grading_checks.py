@@ -1,5 +1,5 @@
-"""The one check of a bundle's grading numbers (sandmle.grading_checks): synthesized tasks pass it; NaN, text, huge,
-out-of-range, misordered or all-worst milestones and odd ladders are refused with the field named."""
+"""The one check of a bundle's grading numbers (sandmle.tasks.grading_checks): synthesized tasks pass it; NaN, text,
+huge, out-of-range, misordered or all-worst milestones and odd ladders are refused with the field named."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.grading import load_grading
-from sandmle.grading_checks import check_grading, checked_grading_numbers
+from sandmle.tasks.grading import load_grading
+from sandmle.tasks.grading_checks import check_grading, checked_grading_numbers
 
 GOOD = {"metric": "roc_auc", "is_lower_better": False,
         "milestones": {"median": 0.7, "bronze": 0.8, "silver": 0.85, "gold": 0.9},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandmle.rollout import EpisodeConfig, run_batch, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_batch, run_episode
 from sandmle.sandbox import SandboxPool
 from tests.engine.rollout_bundles import ScriptedPolicy, constant_submission_code, make_bundle, review_json
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.latency import latency_study, materialize
-from sandmle.seeds import load_bundled_seed
+from sandmle.latency.study import latency_study, materialize
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import synthesize
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from sandmle.cli import main
 from sandmle.errors import UsageError
-from sandmle.latency import latency_study_csv, pipeline_subset
+from sandmle.latency.study import latency_study_csv, pipeline_subset
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.latency_table import split_rows_bounded
+from sandmle.latency.table import split_rows_bounded
 
 
 def _write(path, frame):

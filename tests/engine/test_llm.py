@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from sandmle.llm import ChatClient, LLMError, chat_json, extract_json_object
+from sandmle.llm.client import ChatClient, LLMError, chat_json, extract_json_object
 from tests.chat_server import completion
 
 

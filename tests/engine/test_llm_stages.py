@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.dna import extract_dna
-from sandmle.llm import ChatClient
-from sandmle.seeds import load_bundled_seed
+from sandmle.llm.client import ChatClient
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import rules, synthesize, verify_bundle
 from sandmle.synth.domains import DOMAINS
 from sandmle.synth.llm_stages import LLMDomainStage, LLMRuleStage, rule_problems

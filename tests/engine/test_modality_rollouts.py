@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sandmle.agents.policies.baseline import BaselinePolicy
-from sandmle.rollout import EpisodeConfig, run_episode
-from sandmle.seeds import load_bundled_seed, load_csv_seed
+from sandmle.episodes.runner import EpisodeConfig, run_episode
+from sandmle.seeds.load import load_bundled_seed, load_csv_seed
 from sandmle.synth import synthesize
 from tests.engine.text_seeds import write_review_csv
 

@@ -9,7 +9,7 @@ import pytest
 
 from sandmle.agents import SamplingParams, make_policy
 from sandmle.agents.policies.schedule import ead_decay, ead_temperature, temperature_at
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import make_bundle
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -68,9 +68,10 @@ def test_a_bad_menu_is_refused(tmp_path, menu, words):
 
 
 def test_a_vllm_run_of_a_menu_checkpoint_is_refused_by_name(tmp_path):
-    from sandmle.rl.config import ConfigError, TrainConfig, load_train_config
+    from sandmle.rl.config import TrainConfig, load_train_config
     from sandmle.rl.grpo import check_paths
     from sandmle.rl.tiny_model import build_tiny_checkpoint
+    from sandmle.settings import ConfigError
 
     checkpoint = build_tiny_checkpoint(tmp_path / "menu", reply_menu=MENU)
     config = load_train_config({"model": str(checkpoint), "tasks": [str(tmp_path)],

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from sandmle.agents import SamplingParams, make_policy
-from sandmle.llm import LLMError
-from sandmle.rollout import EpisodeConfig, run_batch, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_batch, run_episode
+from sandmle.llm.client import LLMError
 from tests.chat_server import ChatServer, completion
 from tests.engine.rollout_bundles import COPY_SAMPLE, make_bundle
 

@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from sandmle.grading import grade_submission
-from sandmle.rewards import compute_reward
+from sandmle.rewards.schemes import compute_reward
 from sandmle.rl.rollouts import StepRollouts, episode_sample, reward_component_means, step_metrics
+from sandmle.tasks.grading import grade_submission
 from tests.engine.rollout_bundles import make_bundle
 
 

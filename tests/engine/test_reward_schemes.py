@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandmle.evaluation.reward_schemes import HISTOGRAM_BINS, scheme_comparison
+from sandmle.rewards.comparison import HISTOGRAM_BINS, scheme_comparison
 
 
 def _rewards(valid: bool, milestone: float, gold: bool, format_rate: float) -> dict:

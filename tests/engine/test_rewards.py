@@ -7,8 +7,8 @@ import json
 import pytest
 
 from sandmle.errors import UsageError
-from sandmle.grade_report import GradeReport
-from sandmle.rewards import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
+from sandmle.rewards.schemes import REWARD_SCHEMES, RewardBreakdown, compute_reward, reward_scheme
+from sandmle.tasks.grade_report import GradeReport
 from tests.chat_server import ChatServer
 
 
@@ -142,7 +142,7 @@ def test_judge_answering_off_schema_or_failing_is_a_clear_zero(chat_server, chat
 
 
 def test_unreachable_judge_gives_dense_plus_zero_rubric():
-    from sandmle.llm import ChatClient
+    from sandmle.llm.client import ChatClient
 
     with ChatServer() as gone:
         url = gone.base_url
@@ -157,7 +157,7 @@ def test_unreachable_judge_gives_dense_plus_zero_rubric():
 
 def test_episode_with_a_judge_stores_rubric_and_dense_plus_rubric(tmp_path, chat_server, chat_client):
     """A run that configures a judge gets both rubric schemes on every trajectory, each criterion judged once."""
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
     from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 
     def judge(request: dict):

@@ -71,7 +71,7 @@ def test_the_hf_policy_reports_the_temperature_and_entropy_where_a_reply_opens_a
 
 def test_episode_scope_runs_the_schedule_on_over_the_episode_and_reply_scope_restarts_it(tmp_path, checkpoint):
     from sandmle.agents import SamplingParams, make_policy
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
     from tests.engine.rollout_bundles import make_bundle
 
     task = make_bundle(tmp_path / "tasks", kind="regression")
@@ -104,7 +104,7 @@ def test_episode_scope_runs_the_schedule_on_over_the_episode_and_reply_scope_res
     ({"temperature_schedule": "cosine"}, "temperature_schedule", ""),
 ])
 def test_annealed_settings_that_cannot_work_are_refused_with_the_key(tmp_path, changes, key, words):
-    from sandmle.rl.config import ConfigError
+    from sandmle.settings import ConfigError
 
     with pytest.raises(ConfigError) as refused:
         config_for(tmp_path, tmp_path / "model", **changes)
@@ -113,7 +113,7 @@ def test_annealed_settings_that_cannot_work_are_refused_with_the_key(tmp_path, c
 
 def test_annealed_with_vllm_in_training_is_refused_before_any_model_loads(tmp_path):
     pytest.importorskip("vllm")
-    from sandmle.rl.config import ConfigError
+    from sandmle.settings import ConfigError
 
     with pytest.raises(ConfigError, match="temperature_schedule: annealed trains on the hf backend"):
         config_for(tmp_path, tmp_path / "model", use_vllm=True)

@@ -120,7 +120,7 @@ def test_importance_weights_match_a_direct_computation():
     ({"rollout_mode": "later"}, "rollout_mode", ""),
 ])
 def test_async_settings_that_cannot_work_are_refused_with_the_key(tmp_path, changes, key, words):
-    from sandmle.rl.config import ConfigError
+    from sandmle.settings import ConfigError
 
     with pytest.raises(ConfigError) as refused:
         config_for(tmp_path, Path(tmp_path / "model"), **changes)

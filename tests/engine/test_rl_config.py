@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sandmle.cli import main
-from sandmle.rl.config import ConfigError, config_fields, load_train_config
+from sandmle.rl.config import config_fields, load_train_config
+from sandmle.settings import ConfigError
 
 BASE = {"model": "ckpt", "tasks": ["t1"], "output_dir": "out"}
 

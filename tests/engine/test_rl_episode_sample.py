@@ -8,8 +8,8 @@ import os
 
 import pytest
 
+from sandmle.episodes.runner import flatten_tokens, token_records
 from sandmle.rl.rollouts import episode_sample
-from sandmle.rollout import flatten_tokens, token_records
 from tests.engine.rollout_bundles import make_bundle
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -95,8 +95,8 @@ def test_a_real_react_episode_of_the_menu_model_trains_on_its_two_sampled_tokens
     pytest.importorskip("torch").set_num_threads(1)
     from sandmle.agents import make_policy
     from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
     from sandmle.rl.tiny_model import build_tiny_checkpoint
-    from sandmle.rollout import EpisodeConfig, run_episode
 
     policy = make_policy(f"hf:{build_tiny_checkpoint(tmp_path / 'menu', reply_menu=TABULAR_REPLY_MENU)}")
     task = make_bundle(tmp_path / "tasks", kind="regression")

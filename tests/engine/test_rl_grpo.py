@@ -19,10 +19,10 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     torch.set_num_threads(1)
     from sandmle.agents import SamplingParams, make_policy
     from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
     from sandmle.rl.config import load_train_config
     from sandmle.rl.grpo import train_grpo
     from sandmle.rl.tiny_model import build_tiny_checkpoint
-    from sandmle.rollout import EpisodeConfig, run_episode
 
     checkpoint = build_tiny_checkpoint(tmp_path / "checkpoint", reply_menu=TABULAR_REPLY_MENU)
     task = make_bundle(tmp_path / "tasks", kind="regression")

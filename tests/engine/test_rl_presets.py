@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from sandmle.cli import main
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
 from sandmle.rl.presets import RUN_PRESETS, preset_report, preset_values
+from sandmle.settings import ConfigError
 
 BASE = {"model": "ckpt", "tasks": ["t1", "t2", "t3"], "output_dir": "out"}
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from sandmle.cli import main
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from sandmle.rl.sft import export_sft_dataset
-from sandmle.rollout import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 
 SANDMLE_REPLIES = ["<think>copy</think>\n<tool_call>\npython\n<code>\n" + COPY_SAMPLE + "</code>\n</tool_call>",

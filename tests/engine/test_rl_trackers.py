@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from sandmle.rl.config import ConfigError, load_train_config
+from sandmle.rl.config import load_train_config
+from sandmle.settings import ConfigError
 from tests.engine.rl_env import make_dummy_tasks, written_token_episode
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")

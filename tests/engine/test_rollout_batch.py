@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from sandmle.rollout import EpisodeConfig, flatten_tokens, run_batch, summarize, token_records
+from sandmle.episodes.runner import EpisodeConfig, flatten_tokens, run_batch, summarize, token_records
 from sandmle.sandbox import SandboxPool
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 

@@ -6,7 +6,7 @@ import random
 
 from sandmle.agents.scaffolds.aide import choose
 from sandmle.agents.scaffolds.tree import Node, extract_plan_and_code
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import (
     FAILING_CODE, NEVER_ENDING_CODE, ScriptedPolicy, constant_submission_code, make_bundle, reply_with_code,
     review_json,

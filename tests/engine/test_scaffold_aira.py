@@ -8,7 +8,7 @@ import pytest
 
 from sandmle.agents.scaffolds.aira import backpropagate, greedy_choice, uct_choice
 from sandmle.agents.scaffolds.tree import Node
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import (
     FAILING_CODE, HEADER_ONLY_SUBMISSION, ScriptedPolicy, constant_submission_code, make_bundle, reply_with_code,
     review_json,

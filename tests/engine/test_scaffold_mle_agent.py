@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from sandmle.agents.scaffolds.mle_agent import parse_action
-from sandmle.grading import grade_submission
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
+from sandmle.tasks.grading import grade_submission
 from tests.engine.rollout_bundles import FAILING_CODE, ScriptedPolicy, constant_submission_code, make_bundle
 
 THINKING = '<think>Reply {"action": ...} JSON; maybe ```python\nprint(1)\n``` first? No.}</think>\n'

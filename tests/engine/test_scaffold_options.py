@@ -9,7 +9,7 @@ from sandmle.agents.scaffolds.options import PRESETS, check_scaffold_options, pa
 from sandmle.agents.scaffolds.replies import json_object, split_thinking
 from sandmle.errors import UsageError
 from sandmle.evaluation.config import campaign_config_fields, load_campaign_config
-from sandmle.rl.config import ConfigError
+from sandmle.settings import ConfigError
 from tests.engine.rollout_bundles import make_bundle
 
 

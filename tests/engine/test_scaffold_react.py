@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sandmle.agents import SamplingParams
 from sandmle.agents.scaffolds.react import fit_context, parse_reply
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 
 

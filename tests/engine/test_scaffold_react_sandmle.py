@@ -4,7 +4,7 @@ or a Score JSON call, <tool_response> layout, <answer>, budgets of the upstream 
 from __future__ import annotations
 
 from sandmle.agents.scaffolds.react_sandmle import parse_tool_call, prune
-from sandmle.rollout import EpisodeConfig, run_episode
+from sandmle.episodes.runner import EpisodeConfig, run_episode
 from tests.engine.rollout_bundles import COPY_SAMPLE, ScriptedPolicy, make_bundle
 
 

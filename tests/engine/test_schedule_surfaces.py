@@ -49,7 +49,7 @@ def test_a_bad_schedule_flag_is_one_line_and_exit_2(tmp_path):
 
 def test_a_campaign_spec_carries_the_checked_schedule_into_its_episodes(tmp_path, tiny):
     from sandmle.evaluation.config import load_campaign_config
-    from sandmle.rl.config import ConfigError
+    from sandmle.settings import ConfigError
 
     task = make_bundle(tmp_path / "tasks", kind="regression")
     settings = {"policies": [f"hf:{tiny}"], "scaffolds": ["react"], "tasks": [str(task)], "out": str(tmp_path / "c"),

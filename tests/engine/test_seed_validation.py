@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sandmle.cli import main
-from sandmle.seeds import MAX_COLUMNS, SeedError, load_csv_seed
+from sandmle.seeds.load import MAX_COLUMNS, SeedError, load_csv_seed
 from tests.bad_uploads import bad_uploads, good_csv
 
 CASES = bad_uploads()

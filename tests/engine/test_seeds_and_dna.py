@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.dna import SCHEMA_VERSION, TaskDNA, extract_dna
-from sandmle.seeds import SeedError, bundled_seed_names, load_bundled_seed, load_csv_seed
+from sandmle.seeds.dna import SCHEMA_VERSION, TaskDNA, extract_dna
+from sandmle.seeds.load import SeedError, bundled_seed_names, load_bundled_seed, load_csv_seed
 
 
 def test_bundled_seeds_cover_every_modality_and_task_type():

@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import load_bundled_seed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import TaskSpec, build_bundle, noise, synthesize, targets, verify_bundle
 from sandmle.synth.domains import mutate_domain
 

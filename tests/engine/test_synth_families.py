@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import load_bundled_seed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import build_bundle, noise, rules, synthesize
 from sandmle.synth.pipeline import _calibrate, _materialize, make_spec
 

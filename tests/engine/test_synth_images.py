@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from sandmle.seeds import load_bundled_seed
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import TaskSpec, build_bundle, rules, synthesize, verify_bundle
 from sandmle.synth.images import GENERATORS, sample_images
 from sandmle.synth.rules.image import blob_counts, stroke_angles

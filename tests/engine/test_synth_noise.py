@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.seeds import load_bundled_seed
-from sandmle.dna import extract_dna
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import noise
 from sandmle.synth.domains import mutate_domain
 

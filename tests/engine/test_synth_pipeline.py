@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.seeds import bundled_seed_names, load_bundled_seed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import bundled_seed_names, load_bundled_seed
 from sandmle.synth import TaskSpec, build_bundle, synthesize, verify_bundle
 from sandmle.synth import calibrate
 from sandmle.synth.domains import DOMAINS, mutate_domain, name_tokens
-from sandmle.dna import extract_dna
 
 
 @pytest.mark.parametrize("name", bundled_seed_names())

@@ -15,8 +15,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sandmle.cli import main
-from sandmle.dna import QUANTILES
-from sandmle.seeds import load_bundled_seed, load_csv_seed
+from sandmle.seeds.dna import QUANTILES
+from sandmle.seeds.load import load_bundled_seed, load_csv_seed
 from sandmle.synth import calibrate, noise, synthesize
 from sandmle.synth.domain_library.readings import Reading
 from sandmle.synth.generate import carry_shape

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from sandmle.dna import extract_dna
-from sandmle.seeds import load_bundled_seed
+from sandmle.seeds.dna import extract_dna
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import build_bundle, verify_bundle
 from sandmle.synth.pipeline import _build_and_calibrate, _calibrate, _spec_dna, make_spec, synthesize
 

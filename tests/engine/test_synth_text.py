@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sandmle.seeds import load_csv_seed
+from sandmle.seeds.load import load_csv_seed
 from sandmle.synth import TaskSpec, build_bundle, calibrate, rules, synthesize, verify_bundle
 from sandmle.synth.columns import feature_kind
 from sandmle.synth.domains import DOMAINS, DomainChoice

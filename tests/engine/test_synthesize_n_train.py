@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandmle.seeds import load_bundled_seed
+from sandmle.seeds.load import load_bundled_seed
 from sandmle.synth import synthesize
 from sandmle.synth.pipeline import MAX_TRAIN
 

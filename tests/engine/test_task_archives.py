@@ -30,7 +30,7 @@ def names_in(archive: Path) -> set[str]:
 
 
 def grade_of(task_dir: Path) -> dict:
-    from sandmle.grading import grade_submission
+    from sandmle.tasks.grading import grade_submission
 
     report = grade_submission(task_dir, task_dir / "public" / "sample_submission.csv", split="private")
     return {key: report.to_dict()[key] for key in ("score", "valid_submission", "is_lower_better")}
@@ -73,7 +73,7 @@ def test_sandmle_archive_has_the_id_list_the_released_code_reads(bundles, tmp_pa
 
 
 def test_a_changed_bundle_and_a_bad_id_are_refused_and_the_others_imported(bundles, tmp_path):
-    from sandmle.bundle import bundle_hash, file_hashes
+    from sandmle.tasks.bundle import bundle_hash, file_hashes
 
     root = tmp_path / "set"
     for bundle, name in zip(bundles, ("good", "changed")):

@@ -38,7 +38,7 @@ def task(tmp_path_factory):
 def episodes(checkpoint, task, scaffold: str, options: dict, samples: int) -> list[dict]:
     from sandmle.agents import make_policy
     from sandmle.agents.policies import SamplingParams
-    from sandmle.rollout import EpisodeConfig, run_episode
+    from sandmle.episodes.runner import EpisodeConfig, run_episode
 
     policy = make_policy(f"hf:{checkpoint}")  # one policy for the group, as a GRPO step samples it
     config = EpisodeConfig(max_turns=3, sampling=SamplingParams(max_tokens=16), scaffold_options=options)

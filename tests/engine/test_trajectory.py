@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from sandmle.grade_report import GradeReport, stored_grade
-from sandmle.trajectory import Trajectory
+from sandmle.episodes.trajectory import Trajectory
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 
 
 def graded_report(**changes) -> GradeReport:

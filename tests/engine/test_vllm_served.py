@@ -8,8 +8,8 @@ import os
 import pytest
 
 from sandmle.agents import SamplingParams
+from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
 from sandmle.generation import GenerationStats
-from sandmle.rollout import EpisodeConfig, run_batch, summarize
 from tests.engine.rollout_bundles import make_bundle
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")

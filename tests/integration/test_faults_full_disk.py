@@ -25,7 +25,7 @@ import json, os, sys
 from pathlib import Path
 import django
 django.setup()
-from sandmle.bundle import bundle_hash, file_hashes
+from sandmle.tasks.bundle import bundle_hash, file_hashes
 from tasks_app.synthesis.services import synthesis_run_execute
 out = Path(sys.argv[2])
 try:

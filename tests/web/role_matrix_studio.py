@@ -59,7 +59,7 @@ def _store_copy(*, run, result, task_id: str):
 
 
 def _image_task(*, users, out_dir: Path):
-    from sandmle.seeds import load_bundled_seed
+    from sandmle.seeds.load import load_bundled_seed
     from sandmle.synth import synthesize
     from sandmle_web.jobs import JobState
     from tasks_app.models import Seed, SynthesisRun

@@ -104,14 +104,15 @@ def leaky_react(context):
 
 def test_a_failed_audit_shows_its_cases_and_gates_training(api_for, task_set, client_for, users, monkeypatch,
                                                            django_capture_on_commit_callbacks, settings):
-    import sandmle.rollout
+    import sandmle.episodes.runner
 
     with django_capture_on_commit_callbacks(execute=False):
         run = training_services.training_run_create(task_set=task_set, model="models/any", steps=1, user=users["curator"])
     assert run.audit_warning == "task set web-set was never audited for reward hacks"
 
-    real = sandmle.rollout.get_scaffold
-    monkeypatch.setattr(sandmle.rollout, "get_scaffold", lambda name: leaky_react if name == "react" else real(name))
+    real = sandmle.episodes.runner.get_scaffold
+    monkeypatch.setattr(sandmle.episodes.runner, "get_scaffold",
+                        lambda name: leaky_react if name == "react" else real(name))
     with django_capture_on_commit_callbacks(execute=False):
         audit = services.audit_create(task_set=task_set, scaffolds=["react"], attacks=["links_submission"],
                                       user=users["curator"])

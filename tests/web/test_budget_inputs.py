@@ -1,12 +1,12 @@
 """An episode's budgets on the studio's rollout and campaign surfaces: every key of the engine's one declaration
-(sandmle/episode_budget.py) is a field of both forms and both APIs under the same name, a value outside the engine's
+(sandmle/episodes/budget.py) is a field of both forms and both APIs under the same name, a value outside the engine's
 range is refused on its own field, and a batch runs with the budgets it stored."""
 
 from __future__ import annotations
 
 import pytest
 
-from sandmle.episode_budget import BUDGET_DEFAULTS, BUDGET_KEYS
+from sandmle.episodes.budget import BUDGET_DEFAULTS, BUDGET_KEYS
 from training_app.models import EvalCampaign, RolloutBatch
 from training_app.rollouts import services as rollout_services
 
@@ -55,11 +55,11 @@ def test_a_campaign_stores_every_budget_under_its_key(api_for, task_set, django_
 
 def test_a_batch_runs_with_the_budgets_it_stored(client_for, task_set, monkeypatch,
                                                  django_capture_on_commit_callbacks):
-    import sandmle.rollout
+    import sandmle.episodes.runner
 
     seen = []
-    run_batch = sandmle.rollout.run_batch
-    monkeypatch.setattr(sandmle.rollout, "run_batch", lambda *args, **kwargs: seen.append(kwargs["config"]) or
+    run_batch = sandmle.episodes.runner.run_batch
+    monkeypatch.setattr(sandmle.episodes.runner, "run_batch", lambda *args, **kwargs: seen.append(kwargs["config"]) or
                         run_batch(*args, **kwargs))
     given = {"max_turns": "2", "time_budget_s": "120", "max_tokens": "64", "temperature": ""}  # blank: the default
     with django_capture_on_commit_callbacks(execute=False):

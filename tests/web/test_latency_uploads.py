@@ -25,9 +25,9 @@ def _table(n: int) -> bytes:
 
 @pytest.fixture
 def small_cap(monkeypatch):
-    import sandmle.latency
+    import sandmle.latency.study
 
-    monkeypatch.setattr(sandmle.latency, "LARGE_CSV_MAX_BYTES", 40_000)
+    monkeypatch.setattr(sandmle.latency.study, "LARGE_CSV_MAX_BYTES", 40_000)
 
 
 @pytest.fixture(autouse=True)

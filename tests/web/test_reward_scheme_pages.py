@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sandmle.evaluation.reward_schemes import scheme_comparison
+from sandmle.rewards.comparison import scheme_comparison
 from tests.page_figures import page_figure
 
 

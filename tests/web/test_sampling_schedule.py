@@ -56,11 +56,11 @@ def test_batch_samples_with_its_schedule(client_for, api_for, task_set, monkeypa
                                          django_capture_on_commit_callbacks):
     """The form's schedule is stored and reaches the episodes' sampling; temperature and max_tokens stay as they
     were (the baseline ignores temperatures, so the engine's EpisodeConfig is read as run_batch gets it)."""
-    import sandmle.rollout
+    import sandmle.episodes.runner
 
     seen = []
-    run_batch = sandmle.rollout.run_batch
-    monkeypatch.setattr(sandmle.rollout, "run_batch", lambda *args, **kwargs: seen.append(kwargs["config"]) or
+    run_batch = sandmle.episodes.runner.run_batch
+    monkeypatch.setattr(sandmle.episodes.runner, "run_batch", lambda *args, **kwargs: seen.append(kwargs["config"]) or
                         run_batch(*args, **kwargs))
     with django_capture_on_commit_callbacks(execute=False):
         launched = client_for("curator").post("/rollouts/", BATCH_FORM | ANNEALED | {"anneal_scope": "episode"})

@@ -8,10 +8,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from sandmle.episode_budget import BUDGET_KEYS
+from sandmle.episodes.budget import BUDGET_KEYS
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import episode_turns
-from sandmle.grade_report import GradeReport, stored_grade
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
@@ -39,7 +39,7 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
                     schedule: dict | None = None, name: str = "", user=None, **budgets) -> EvalCampaign:
     """Validate with the engine's own checks (its UsageError names the field) and queue the campaign.
 
-    budgets: an episode's budgets by their keys (sandmle/episode_budget.py), the engine's defaults for the rest.
+    budgets: an episode's budgets by their keys (sandmle/episodes/budget.py), the engine's defaults for the rest.
     scaffold_options: {scaffold: {option: value}}, each column's preset and options, stored checked in the spec.
     schedule: the sampling schedule's keys, stored as the engine checked them ({} when constant).
     """
@@ -104,8 +104,8 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
     The engine resumes from out_dir/episodes.jsonl; the rows are written here, in the job's own thread, so SQLite
     sees one writer. The engine's threads only put records on a queue.
     """
+    from sandmle.episodes.failures import EpisodeFailures
     from sandmle.evaluation.campaign import read_episodes, run_campaign
-    from sandmle.failures import EpisodeFailures
 
     if not EvalCampaign.claim(campaign_id, worker=worker):
         return False

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import ceiling_warning, spread_warning
-from sandmle.grade_report import stored_grade
+from sandmle.tasks.grade_report import stored_grade
 from sandmle_web.id_params import row_ids
 from sandmle_web.paging import bad_page_is_400, paginate
 from training_app.campaigns import selectors, services

@@ -24,7 +24,7 @@ class LatencyStudyForm(forms.Form):
                                           help_text="the reference steps timed at both sizes")
 
     def __init__(self, *args, task_ids: list[str], seed_names: list[str], **kwargs):
-        from sandmle.latency import PIPELINES
+        from sandmle.latency.study import PIPELINES
 
         super().__init__(*args, **kwargs)
         self.fields["task"].choices = [("", "—")] + [(task_id, task_id) for task_id in task_ids]

@@ -50,7 +50,7 @@ def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | No
     """Validate and queue a study of a synthesized task's spec or of a spec drawn from a seed dataset (full_rows
     default 200,000), or of an uploaded table (`table`, a Django upload, with its `target`; full_rows then caps its
     training rows)."""
-    from sandmle.latency import FULL_ROWS, LARGE_CSV_MAX_BYTES, check_table, pipeline_subset
+    from sandmle.latency.study import FULL_ROWS, LARGE_CSV_MAX_BYTES, check_table, pipeline_subset
     from training_app.latency.uploads import sweep_finished_tables, table_allowance
 
     sweep_finished_tables()
@@ -108,8 +108,8 @@ def latency_study_create(*, task: SynthesizedTask | None = None, seed: Seed | No
 def latency_study_execute(*, study_id: int, worker: str = "") -> bool:
     """Claim a queued study and run it; the engine works in a thread while this one beats, stores progress and asks
     for cancellation, so the row's heartbeat lives through long full-scale steps."""
-    from sandmle.dna import extract_dna
-    from sandmle.latency import latency_study, latency_study_csv, pipeline_subset, spec_from_dna
+    from sandmle.latency.study import latency_study, latency_study_csv, pipeline_subset, spec_from_dna
+    from sandmle.seeds.dna import extract_dna
     from sandmle.synth.pipeline import TaskSpec
     from tasks_app.seeds.services import seed_engine_object
     from training_app.latency.uploads import remove_table

@@ -44,7 +44,7 @@ def table_bytes_kept(user) -> int:
 
 def table_allowance(user) -> tuple[int, str]:
     """How many bytes the user's next table may have, and the sentence that says why when it is over."""
-    from sandmle.latency import LARGE_CSV_MAX_BYTES
+    from sandmle.latency.study import LARGE_CSV_MAX_BYTES
 
     room = table_quota_bytes() - table_bytes_kept(user)
     if room < LARGE_CSV_MAX_BYTES:
@@ -86,7 +86,7 @@ def limit_table_upload(request) -> LatencyTableLimit:
 
 def remove_table(study: LatencyStudy) -> None:
     """Remove a study's uploaded table folder (only ever one under the data directory's latency/)."""
-    from sandmle.episode_files import remove_tree
+    from sandmle.sandbox.host_files import remove_tree
 
     if not study.table_path:
         return

@@ -1,4 +1,4 @@
-"""The reply token limit has one name in every table (sandmle/episode_budget.py): a GRPO run's stored config says
+"""The reply token limit has one name in every table (sandmle/episodes/budget.py): a GRPO run's stored config says
 `max_tokens` where it said `max_response_tokens`, so a requeued run loads it back."""
 
 from django.db import migrations

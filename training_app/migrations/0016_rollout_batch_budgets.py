@@ -1,4 +1,4 @@
-"""A rollout batch keeps every episode budget (sandmle/episode_budget.py) in `budgets`, max_turns included."""
+"""A rollout batch keeps every episode budget (sandmle/episodes/budget.py) in `budgets`, max_turns included."""
 
 from django.db import migrations, models
 

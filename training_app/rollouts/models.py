@@ -28,7 +28,7 @@ class RolloutBatch(Job):
     samples = models.PositiveIntegerField(default=1)
     concurrency = models.PositiveIntegerField(default=2)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.SCORE)
-    # An episode's budgets by their keys (sandmle/episode_budget.py), checked with every key filled in.
+    # An episode's budgets by their keys (sandmle/episodes/budget.py), checked with every key filled in.
     budgets = models.JSONField(default=dict, blank=True)
     # The scaffold's options and preset, checked by the engine (sandmle.agents.scaffolds.options).
     scaffold_options = models.JSONField(default=dict, blank=True)
@@ -43,7 +43,7 @@ class RolloutBatch(Job):
 
     def episode_budgets(self) -> dict:
         """Every budget key: the stored ones, the engine's defaults for keys declared after the batch was made."""
-        from sandmle.episode_budget import BUDGET_DEFAULTS
+        from sandmle.episodes.budget import BUDGET_DEFAULTS
 
         return {**BUDGET_DEFAULTS, **(self.budgets or {})}
 

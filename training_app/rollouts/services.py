@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from sandmle.evaluation.metrics import episode_turns
-from sandmle.grade_report import GradeReport, stored_grade
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 from sandmle_web.dispatch import enqueue
 from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
@@ -52,7 +52,7 @@ def rollout_batch_create(
 ) -> RolloutBatch:
     """A batch = task set x scaffold x policy x G samples; `hf:` policies run next to the model on a GPU worker.
 
-    budgets: an episode's budgets by their keys (sandmle/episode_budget.py), stored checked with every key filled in.
+    budgets: an episode's budgets by their keys (sandmle/episodes/budget.py), stored checked with every key filled in.
 
     scaffold_options: the scaffold's {option: value} or {"preset": ...}, checked by the engine with the key named.
     schedule: the sampling schedule's keys (sandmle/agents/policies/schedule.py), stored checked ({} when constant).
@@ -74,8 +74,8 @@ def rollout_batch_create(
         scaffold_options = check_scaffold_options(scaffold, scaffold_options or {})
     except UsageError as error:
         raise ServiceError(str(error), field="scaffold_options") from None
-    from sandmle.rl.config import checked_schedule
-    from sandmle.rl.config import ConfigError
+    from sandmle.agents.policies.schedule import checked_schedule
+    from sandmle.settings import ConfigError
 
     try:
         schedule = checked_schedule(schedule or {})
@@ -119,11 +119,11 @@ def rollout_batch_execute(*, batch_id: int, worker: str = "") -> bool:
     """
     from sandmle.agents.policies.base import SamplingParams
     from sandmle.agents.policies.schedule import sampling_schedule
-    from sandmle.episode_budget import episode_budget_kwargs
-    from sandmle.failures import EpisodeFailures
+    from sandmle.episodes.budget import episode_budget_kwargs
+    from sandmle.episodes.failures import EpisodeFailures
+    from sandmle.episodes.runner import EpisodeConfig, run_batch, summarize
+    from sandmle.episodes.trajectory import Trajectory as EngineTrajectory
     from sandmle.generation import GenerationStats
-    from sandmle.rollout import EpisodeConfig, run_batch, summarize
-    from sandmle.trajectory import Trajectory as EngineTrajectory
 
     if not RolloutBatch.claim(batch_id, worker=worker):
         return False

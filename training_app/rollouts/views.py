@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role
 from sandmle.evaluation.uninformative import spread_warning
-from sandmle.grade_report import stored_grade
+from sandmle.tasks.grade_report import stored_grade
 from sandmle_web.paging import bad_page_is_400, paginate
 from tasks_app.review.selectors import turn_comment_context
 from training_app.models import RolloutBatch, Trajectory

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.http import Http404
 
-from sandmle.grade_report import stored_grade
+from sandmle.tasks.grade_report import stored_grade
 from training_app.models import TrainingRun
 
 # What TRL adds to a group's std before dividing (GRPOTrainer, scale_rewards="group"), so a flat group gives 0.

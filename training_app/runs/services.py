@@ -10,12 +10,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from sandmle.rl.config import config_fields
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
 from sandmle_web.queues import Queue
 from sandmle_web.errors import ServiceError
-from sandmle.rl.config import config_fields
 from tasks_app.models import TaskSet
 from training_app.audits.services import training_audit_gate
 from training_app.models import TrainingCheckpoint, TrainingMetric, TrainingRun, Trajectory
@@ -74,7 +74,8 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
                         name: str = "", user=None, smoke: bool = False, eval_task_set: TaskSet | str | None = None,
                         **settings_values) -> TrainingRun:
     """Validate with the engine's own checks (ConfigError names the key) and queue the run on the gpu queue."""
-    from sandmle.rl.config import ConfigError, load_train_config
+    from sandmle.rl.config import load_train_config
+    from sandmle.settings import ConfigError
 
     if kind not in TrainingRun.Kind.values:
         raise ServiceError(f"{kind!r}: expected grpo or sft", field="kind")
@@ -168,7 +169,7 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
 
     job = run_job(TrainingRun, run.id, engine=train, store=store, poll_s=0.5)
     if job.error is not None:
-        from sandmle.failures import EpisodesFailed
+        from sandmle.episodes.failures import EpisodesFailed
 
         if isinstance(job.error, EpisodesFailed):  # the episodes' own reason, on the page: no worker traceback to read
             TrainingRun.finish(run.id, state=JobState.FAILED, error=str(job.error))

@@ -21,8 +21,8 @@ from training_app.runs.forms import TrainingRunForm
 from training_app.runs.selectors import training_run_shown_config
 from training_app.shared.job_list import JobListPage, task_set_of
 from training_app.shared.model_roots import model_choices
-from sandmle.grade_report import stored_grade
 from sandmle.rl.presets import RUN_PRESETS
+from sandmle.tasks.grade_report import stored_grade
 
 
 class TrainingRunList(JobListPage):

@@ -1,5 +1,5 @@
 """An episode's budgets as the rollout and campaign forms and APIs take them: the engine's one declaration
-(sandmle/episode_budget.py) as form fields and API fields, under the keys, types, defaults and ranges the CLI and
+(sandmle/episodes/budget.py) as form fields and API fields, under the keys, types, defaults and ranges the CLI and
 YAML use, checked by the engine's table so a bad value is refused with its key named."""
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from sandmle_web.errors import ServiceError
 
 
 def _entries() -> list[dict]:
-    from sandmle.episode_budget import budget_fields
-    from sandmle.rl.config import Field
+    from sandmle.episodes.budget import budget_fields
 
-    return [field.describe() for field in budget_fields(Field)]
+    return [field.describe() for field in budget_fields()]
 
 
 def _help(entry: dict) -> str:
@@ -27,12 +26,12 @@ def _help(entry: dict) -> str:
 def checked_budgets(given: dict[str, Any]) -> dict[str, Any]:
     """Every budget key, checked by the engine's table with its default where `given` has none; a bad value is a
     ServiceError on its own field."""
-    from sandmle.episode_budget import budget_fields
-    from sandmle.rl.config import ConfigError, Field, check_settings
+    from sandmle.episodes.budget import budget_fields
+    from sandmle.settings import ConfigError, check_settings
 
     try:
         return check_settings({key: value for key, value in given.items() if value is not None},
-                              budget_fields(Field))
+                              budget_fields())
     except ConfigError as error:
         raise ServiceError(str(error).partition(": ")[2], field=error.key) from None
 

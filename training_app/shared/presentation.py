@@ -8,7 +8,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from sandmle.evaluation.metrics import episode_turns, policy_calls
-from sandmle.grade_report import GradeReport
+from sandmle.tasks.grade_report import GradeReport
 from training_app.rollouts.models import RolloutBatch
 from training_app.runs.models import TrainingRun
 

@@ -1,4 +1,4 @@
-"""Dense against sparse on a batch's or a campaign's episodes: the engine's comparison (sandmle.evaluation.reward_schemes,
+"""Dense against sparse on a batch's or a campaign's episodes: the engine's comparison (sandmle.rewards.comparison,
 stored in the batch summary or the campaign report) as one plotly figure and the rows of a small table, for
 templates/training/shared/_reward_schemes.html."""
 

@@ -11,9 +11,8 @@ SCHEDULE_GROUP = "Sampling schedule"
 
 def _schedule_entries() -> list[dict]:
     from sandmle.agents.policies.schedule import schedule_fields
-    from sandmle.rl.config import Field
 
-    return [field.describe() for field in schedule_fields(Field)]
+    return [field.describe() for field in schedule_fields()]
 
 
 def add_schedule_fields(form: forms.Form) -> None:
@@ -34,7 +33,8 @@ def clean_schedule(form: forms.Form, cleaned: dict) -> None:
     """Moves the schedule's keys out of `cleaned` into one checked `schedule` ({} for the constant one); a bad key
     is an error on its own field."""
     from sandmle.agents.policies.schedule import SCHEDULE_KEYS
-    from sandmle.rl.config import ConfigError, checked_schedule
+    from sandmle.agents.policies.schedule import checked_schedule
+    from sandmle.settings import ConfigError
 
     given = {key: cleaned.pop(key) for key in SCHEDULE_KEYS if key in cleaned}
     try:
@@ -67,8 +67,8 @@ class ScheduleField(serializers.DictField):
         super().__init__(required=False, default=dict, **kwargs)
 
     def to_internal_value(self, data):
-        from sandmle.rl.config import checked_schedule
-        from sandmle.rl.config import ConfigError
+        from sandmle.agents.policies.schedule import checked_schedule
+        from sandmle.settings import ConfigError
 
         try:
             return checked_schedule(super().to_internal_value(data))

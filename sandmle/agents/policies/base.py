@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from sandmle.episode_budget import BUDGET_DEFAULTS
+from sandmle.episodes.budget import BUDGET_DEFAULTS
 
 
 @dataclass
@@ -22,7 +22,7 @@ class SamplingParams:
     scaffold sets ead_offset to the tokens it sampled before). Defaults are the paper's (c=10, 1.2, 0.1, 1000, 5).
     """
 
-    temperature: float = BUDGET_DEFAULTS["temperature"]  # the episode budgets (sandmle/episode_budget.py)
+    temperature: float = BUDGET_DEFAULTS["temperature"]  # the episode budgets (sandmle/episodes/budget.py)
     top_p: float = 1.0
     max_tokens: int = BUDGET_DEFAULTS["max_tokens"]
     seed: int | None = None

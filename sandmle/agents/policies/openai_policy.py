@@ -1,4 +1,5 @@
-"""A policy served by any OpenAI-compatible chat endpoint (vllm serve, a hosted API) through sandmle.llm.ChatClient."""
+"""A policy served by any OpenAI-compatible chat endpoint (vllm serve, a hosted API) through
+sandmle.llm.client.ChatClient."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class OpenAIPolicy:
         max_retries: int = 3,
         backoff_s: float = 1.0,
     ) -> None:
-        from sandmle.llm import ChatClient
+        from sandmle.llm.client import ChatClient
 
         self.name = f"openai:{model}"
         self.model = model
@@ -43,7 +44,7 @@ class OpenAIPolicy:
         return f"OpenAIPolicy(base_url={self.client.base_url!r}, model={self.model!r}, api_key_env={self.api_key_env!r})"
 
     def generate(self, messages: list[dict], *, sampling: SamplingParams) -> PolicyReply:
-        from sandmle.llm import LLMError
+        from sandmle.llm.client import LLMError
 
         want_logprobs = sampling.logprobs and self.logprobs_supported is not False
         try:

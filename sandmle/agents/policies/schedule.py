@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sandmle.settings import ConfigError, Field, check_settings
+
 TEMPERATURE_SCHEDULES = ("constant", "annealed")
 ANNEAL_SCOPES = ("reply", "episode")
 SCHEDULE_KEYS = ("temperature_schedule", "temperature_max", "temperature_min", "anneal_decay", "anneal_decay_growth",
@@ -22,29 +24,46 @@ EAD_MAX_DECAY = 40000.0  # the paper caps the step-aware decay rate here
 PAPER = "EAD, arXiv 2510.05251"
 
 
-def schedule_fields(field_class: Any) -> list:
-    """SCHEDULE_KEYS as a settings table's Field objects (the class is passed in: the config modules import this)."""
+def schedule_fields() -> list[Field]:
+    """SCHEDULE_KEYS as a settings table's Field objects."""
     fields = [
-        field_class("temperature_schedule", "choice", "constant", "constant: every token at `temperature`; annealed: "
-                    "Exploratory Annealed Decoding, each reply's first tokens hot and the rest cooler",
-                    choices=TEMPERATURE_SCHEDULES, reference=f"constant (annealed is {PAPER})"),
-        field_class("temperature_max", "float", 1.2, "annealed: tau_max, the temperature the schedule starts from "
-                    "after the skipped tokens", min=0.01, max=5.0, reference=f"1.2 ({PAPER})"),
-        field_class("temperature_min", "float", 0.1, "annealed: tau_min, the floor the temperature cools to",
-                    min=0.01, max=5.0, reference=f"0.1 ({PAPER})"),
-        field_class("anneal_decay", "float", 1000.0, "annealed: d_0, tokens over which the temperature falls "
-                    "(tau = max(1 + tau_max - e^(t/d), tau_min))", min=1.0, max=EAD_MAX_DECAY,
-                    reference=f"1000 ({PAPER})"),
-        field_class("anneal_decay_growth", "float", 5.0, "annealed: added to the decay per training step (replies "
-                    "lengthen as RL goes on; capped at 40000)", min=0.0, max=10000.0, reference=f"5 ({PAPER})"),
-        field_class("anneal_skip_tokens", "int", 10, "annealed: c, the first tokens of a reply sampled at 1.0 "
-                    "(template tokens)", min=0, max=100_000, reference=f"10 ({PAPER})"),
-        field_class("anneal_scope", "choice", "reply", "annealed: reply restarts the schedule with every reply "
-                    "(an agent's decisive tokens open each reply); episode counts the episode's tokens",
-                    choices=ANNEAL_SCOPES, reference="reply (the paper anneals one response)"),
+        Field("temperature_schedule", "choice", "constant", "constant: every token at `temperature`; annealed: "
+              "Exploratory Annealed Decoding, each reply's first tokens hot and the rest cooler",
+              choices=TEMPERATURE_SCHEDULES, reference=f"constant (annealed is {PAPER})"),
+        Field("temperature_max", "float", 1.2, "annealed: tau_max, the temperature the schedule starts from "
+              "after the skipped tokens", min=0.01, max=5.0, reference=f"1.2 ({PAPER})"),
+        Field("temperature_min", "float", 0.1, "annealed: tau_min, the floor the temperature cools to",
+              min=0.01, max=5.0, reference=f"0.1 ({PAPER})"),
+        Field("anneal_decay", "float", 1000.0, "annealed: d_0, tokens over which the temperature falls "
+              "(tau = max(1 + tau_max - e^(t/d), tau_min))", min=1.0, max=EAD_MAX_DECAY,
+              reference=f"1000 ({PAPER})"),
+        Field("anneal_decay_growth", "float", 5.0, "annealed: added to the decay per training step (replies "
+              "lengthen as RL goes on; capped at 40000)", min=0.0, max=10000.0, reference=f"5 ({PAPER})"),
+        Field("anneal_skip_tokens", "int", 10, "annealed: c, the first tokens of a reply sampled at 1.0 "
+              "(template tokens)", min=0, max=100_000, reference=f"10 ({PAPER})"),
+        Field("anneal_scope", "choice", "reply", "annealed: reply restarts the schedule with every reply "
+              "(an agent's decisive tokens open each reply); episode counts the episode's tokens",
+              choices=ANNEAL_SCOPES, reference="reply (the paper anneals one response)"),
     ]
     assert tuple(f.key for f in fields) == SCHEDULE_KEYS
     return fields
+
+
+def checked_schedule(given: Any) -> dict[str, Any]:
+    """A schedule given as a mapping (a campaign's or a rollout batch's `schedule`), checked by the key table: {} for
+    the constant schedule, else every key with its default filled in. ConfigError ("<key>: ...") names a bad key."""
+    if given in (None, {}):
+        return {}
+    if not isinstance(given, dict):
+        raise ConfigError("schedule", f"expected a mapping of {', '.join(SCHEDULE_KEYS)}")
+    unknown = sorted(set(given) - set(SCHEDULE_KEYS))
+    if unknown:
+        raise ConfigError(unknown[0], f"not a sampling schedule key (expected one of {', '.join(SCHEDULE_KEYS)})")
+    values = check_settings(dict(given), schedule_fields())
+    problem = check_schedule(values)
+    if problem:
+        raise ConfigError(*problem.split(": ", 1))
+    return values if values["temperature_schedule"] == "annealed" else {}
 
 
 def check_schedule(values: dict) -> str | None:
@@ -83,8 +102,8 @@ def temperature_at(token_index: int, sampling: Any) -> float:
         return sampling.temperature
     index = token_index + (sampling.ead_offset if sampling.ead_scope == "episode" else 0)
     return ead_temperature(index, tau_max=sampling.ead_tau_max, tau_min=sampling.ead_tau_min,
-                           decay=ead_decay(sampling.ead_decay, sampling.ead_training_step, sampling.ead_decay_growth),
-                           warmup_tokens=sampling.ead_warmup_tokens)
+                     decay=ead_decay(sampling.ead_decay, sampling.ead_training_step, sampling.ead_decay_growth),
+                     warmup_tokens=sampling.ead_warmup_tokens)
 
 
 # A request's schedule as vLLM's extra args (SamplingParams.extra_args, `vllm_xargs` over its OpenAI API), flat,
@@ -108,4 +127,4 @@ def schedule_from_xargs(extra_args: dict[str, Any] | None) -> Any:
     if not extra_args or not extra_args.get(XARG_PREFIX + "ead"):
         return None
     return SamplingParams(ead=True, **{name: extra_args[XARG_PREFIX + name] for name in SCHEDULE_FIELDS
-                                       if XARG_PREFIX + name in extra_args})
+                                 if XARG_PREFIX + name in extra_args})

@@ -143,7 +143,7 @@ def backpropagate(nodes: list[Node], node: Node, lower_is_better: bool) -> None:
 def format_check(context: EpisodeContext, node: Node) -> None:
     """Every step's submission is checked against the task's format (aira-dojo's VALID_SOLUTION from the grader's
     validation): an invalid file makes the node a bug."""
-    from sandmle.grading import validate_submission
+    from sandmle.tasks.grading import validate_submission
 
     if node.submission is None:
         return

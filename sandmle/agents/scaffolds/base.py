@@ -9,7 +9,7 @@ from typing import Any
 
 from sandmle.agents.policies.base import Policy, PolicyReply, SamplingParams
 from sandmle.agents.scaffolds.replies import split_thinking
-from sandmle.episode_files import EpisodeDir, RefusedFile
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 # score_answers: SandMLE's released Score tool, graded against the real answers, the reward taken from its last
 # valid output (the agent locks in what it saw); its results "saw test scores". score grades a public split.
@@ -208,7 +208,7 @@ class EpisodeContext:
 
     def check_submission(self, mode: str) -> str:
         """The feedback text for "validate" or "score" on the public split; "none" gives no feedback."""
-        from sandmle import grading
+        from sandmle.tasks import grading
 
         if mode == "none" or self.feedback == "none":
             return "Feedback is not available in this run."
@@ -230,7 +230,7 @@ class EpisodeContext:
 
     def score_submission(self) -> Any:
         """The submission graded for the agent to see, on score_split; the report is kept in score_reports."""
-        from sandmle import grading
+        from sandmle.tasks import grading
 
         report = grading.grade_submission(self.task_dir, self.submission_path, split=self.score_split,
                                           episode_dir=self.workdir)
@@ -238,7 +238,7 @@ class EpisodeContext:
         return report
 
     def _byte_cap(self) -> int:
-        from sandmle import grading
+        from sandmle.tasks import grading
 
         spec = grading.load_grading(self.task_dir)
         return grading.submission_byte_cap(spec, grading.answer_row_count(self.task_dir))

@@ -127,7 +127,7 @@ class BestSubmission:
         self.context, self.kept, self.score, self.call = context, None, None, None
 
     def offer(self, call: int) -> None:
-        from sandmle.grading import grade_submission
+        from sandmle.tasks.grading import grade_submission
 
         kept = self.context.keep_submission(f"execute{call}")
         if kept is None:

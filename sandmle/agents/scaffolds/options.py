@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sandmle.episode_budget import BUDGETS, budget
+from sandmle.episodes.budget import BUDGETS, budget
 from sandmle.errors import UsageError
 
 
@@ -19,7 +19,7 @@ class Option:
     max: float | None = None
 
 
-# The episode budgets (sandmle/episode_budget.py) as options one scaffold's episodes may set; without them the run's
+# The episode budgets (sandmle/episodes/budget.py) as options one scaffold's episodes may set; without them the run's
 # (campaign's) budgets hold. The changes are the options' own wording and ranges, which predate the one declaration.
 _OPTION_CHANGES = {
     "max_turns": {"help": "policy turns (tree scaffolds: nodes) per episode", "max": 1000},  # aira upstream: 500

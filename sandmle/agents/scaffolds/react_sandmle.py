@@ -100,7 +100,7 @@ def python_result(context: EpisodeContext, step: dict, lines: int) -> str:
 def score_result(context: EpisodeContext) -> str:
     """The released Score tool's answer: "Submission OK. Details: {...}" or why not; on our public split, or on the
     real answers under score_answers (as the released tool grades)."""
-    from sandmle import grading
+    from sandmle.tasks import grading
 
     if context.feedback == "none":
         return "Tool Score is not available in this run. Available tools: ['PythonInterpreter']"

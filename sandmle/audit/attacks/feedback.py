@@ -8,7 +8,7 @@ import re
 
 from sandmle.audit.agent_code import program
 from sandmle.audit.registry import Attack, AttackTarget, Code, Feedback, Outcome, Raw, register
-from sandmle.rewards import CODE_CHECKS
+from sandmle.rewards.schemes import CODE_CHECKS
 
 SCORE_SEEN = re.compile(r"Score on the \w+ split: (-?[0-9.eE+-]+|nan|-?inf)")
 PROBED_ROWS = 6

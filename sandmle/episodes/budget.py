@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sandmle.settings import Field
+
 # Far above any real reply or context, low enough that a typo (an extra zero or three) is refused, not run for weeks.
 MAX_TOKENS = 1 << 21
 
@@ -41,9 +43,9 @@ def budget(key: str, **changes: Any) -> Budget:
     return replace(declared, **changes)
 
 
-def budget_fields(field_class: Any, changes: dict[str, dict[str, Any]] | None = None) -> list:
-    """BUDGETS as a settings table's Field objects, in declaration order (the class is passed in: the config modules
-    import this). changes[key] sets that table's own help, min, max, default or reference for one budget."""
+def budget_fields(changes: dict[str, dict[str, Any]] | None = None) -> list[Field]:
+    """BUDGETS as a settings table's Field objects, in declaration order. changes[key] sets that table's own help,
+    min, max, default or reference for one budget."""
     changes = dict(changes or {})
     unknown = set(changes) - set(BUDGET_KEYS)
     if unknown:
@@ -53,8 +55,8 @@ def budget_fields(field_class: Any, changes: dict[str, dict[str, Any]] | None = 
         own = dict(changes.get(declared.key, {}))
         reference = own.pop("reference", None)
         entry = replace(declared, **own)
-        fields.append(field_class(entry.key, entry.type, entry.default, entry.help, min=entry.min, max=entry.max,
-                                  reference=reference))
+        fields.append(Field(entry.key, entry.type, entry.default, entry.help, min=entry.min, max=entry.max,
+                            reference=reference))
     return fields
 
 

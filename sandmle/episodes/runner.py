@@ -16,10 +16,10 @@ from sandmle.agents.policies import Policy, SamplingParams, make_policy
 from sandmle.agents.scaffolds import get_scaffold
 from sandmle.agents.scaffolds.base import FEEDBACK_MODES, EpisodeContext
 from sandmle.agents.scaffolds.options import check_scaffold_options, resolve_scaffold_options
-from sandmle.episode_budget import BUDGET_DEFAULTS, episode_budget_kwargs
+from sandmle.episodes.budget import BUDGET_DEFAULTS, episode_budget_kwargs
+from sandmle.episodes.trajectory import Trajectory
 from sandmle.errors import UsageError
 from sandmle.sandbox.staging import owned_temp_dir, remove_staged
-from sandmle.trajectory import Trajectory
 
 logger = logging.getLogger(__name__)
 _ABSOLUTE_PATH = re.compile(r"(?<![\w<>.])/(?:[^\s'\"/]+/)+")
@@ -30,7 +30,7 @@ class EpisodeConfig:
     """Budgets and settings of one episode; the same object drives training and evaluation runs."""
 
     feedback: str = "none"
-    # The episode budgets (sandmle/episode_budget.py); max_tokens and temperature are the sampling's.
+    # The episode budgets (sandmle/episodes/budget.py); max_tokens and temperature are the sampling's.
     max_turns: int = BUDGET_DEFAULTS["max_turns"]
     time_budget_s: float = BUDGET_DEFAULTS["time_budget_s"]
     step_timeout_s: float = BUDGET_DEFAULTS["step_timeout_s"]
@@ -40,7 +40,8 @@ class EpisodeConfig:
     seed: int = 0
     # The scaffold's options or preset (sandmle.agents.scaffolds.options); budgets they set replace the ones above.
     scaffold_options: dict[str, Any] = field(default_factory=dict)
-    # A judge (sandmle.llm.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's rewards.
+    # A judge (sandmle.llm.client.ChatClient) adds the `rubric` and `dense+rubric` schemes to every trajectory's
+    # rewards.
     rubric_judge: Any = None
     rubric_weight: float = 0.2
 
@@ -216,7 +217,7 @@ def _record_turns(trajectory: Trajectory, context: EpisodeContext) -> None:
 
 
 def _grade(trajectory: Trajectory, task_dir: Path, workdir: Path) -> Any:
-    from sandmle.grading import grade_submission
+    from sandmle.tasks.grading import grade_submission
 
     report = grade_submission(task_dir, workdir / "submission.csv", split="private", episode_dir=workdir)
     trajectory.grade = report
@@ -243,7 +244,7 @@ def last_valid_score(trajectory: Trajectory, final: Any, shown: list) -> Any:
 
 def _reward_all(trajectory: Trajectory, report: Any, *, judge: Any = None, rubric_weight: float = 0.2) -> None:
     """Every scheme's breakdown; needs the format rate, so it runs after the turns. The rubric ones need a judge."""
-    from sandmle.rewards import combine_dense_rubric, compute_reward
+    from sandmle.rewards.schemes import combine_dense_rubric, compute_reward
 
     record = trajectory.to_dict()
     breakdowns = {name: compute_reward(name, report=report, format_rate=trajectory.format_rate, trajectory=record)
@@ -299,8 +300,8 @@ def run_batch(
         raise UsageError("samples and concurrency must be at least 1")
     get_scaffold(scaffold)
     check_scaffold_options(scaffold, config.scaffold_options)  # a bad option fails before any episode runs
+    from sandmle.episodes.threads import run_episodes
     from sandmle.generation import generation_policy
-    from sandmle.generation.episodes import run_episodes
 
     policy = make_policy(policy_spec, **(policy_options or {})) if isinstance(policy_spec, str) else policy_spec
     policy = generation_policy(policy, max_batch=concurrency, stats=stats)
@@ -343,9 +344,9 @@ def summarize(trajectories: list[Trajectory], *, stats: Any = None) -> dict[str,
     latency, format rate, termination counts, the episodes that ended in an error (how many, the commonest reason),
     and with the batch's GenerationStats its generation figures (calls, mean batch size, tokens/s,
     generation/sandbox/wait s)."""
+    from sandmle.episodes.failures import tally_failures
     from sandmle.evaluation.metrics import outcome_rates
-    from sandmle.evaluation.reward_schemes import scheme_comparison
-    from sandmle.failures import tally_failures
+    from sandmle.rewards.comparison import scheme_comparison
 
     count = len(trajectories)
     latencies = [t.mean_step_latency_s for t in trajectories if t.mean_step_latency_s is not None]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from sandmle.metrics import get_metric
+from sandmle.tasks.metrics import get_metric
 
 SCHEMA_VERSION = 1
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -93,7 +93,7 @@ def _text_dna(column: pd.Series) -> FeatureDNA:
 
 def extract_dna(seed) -> TaskDNA:
     """Statistics of the seed's shape: modality, task type, classes, per-feature distributions, missingness."""
-    from sandmle.seeds import is_text_column
+    from sandmle.seeds.load import is_text_column
 
     frame = seed.frame
     features = frame.drop(columns=[seed.target])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from sandmle import metrics
 from sandmle.errors import UsageError
+from sandmle.tasks import metrics
 
 MILESTONE_ORDER = ("median", "bronze", "silver", "gold")  # worst to best
 # Real scores (accuracies, losses, RMSEs of prices in cents) stay far below this; a 1e308 or a 50-digit integer does not.

@@ -119,7 +119,7 @@ def split_rows_bounded(csv_path: Path, *, target: str, out_dir: Path, rows: int 
     request = json.dumps({"csv_path": str(csv_path), "target": target, "out_dir": str(out_dir), "rows": rows,
                           "sample_rows": sample_rows, "rng": rng})
     try:
-        done = subprocess.run([sys.executable, "-m", "sandmle.latency_table"], input=request, capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "sandmle.latency.table"], input=request, capture_output=True,
                               text=True, timeout=timeout_s, preexec_fn=_cap_address_space)
     except subprocess.TimeoutExpired:
         raise UsageError(f"--csv: splitting the table took more than {timeout_s:.0f} s") from None

@@ -13,7 +13,7 @@ from typing import Callable
 from sandmle.errors import UsageError
 
 FULL_ROWS = 200_000
-# A real table for the study is streamed by the host (latency_table.py) and read whole by every sandboxed pipeline;
+# A real table for the study is streamed by the host (table.py) and read whole by every sandboxed pipeline;
 # beyond this it is refused, not sampled.
 LARGE_CSV_MAX_BYTES = 1 << 30
 HEAD_CHECK_BYTES = 4 << 20  # the head of a large table is checked as a seed would be before the whole is parsed
@@ -87,7 +87,7 @@ def _time_steps(task_dir: Path, pipelines: dict[str, str], pool, *, timeout_s: f
 def _run_study(bundles: dict[str, Path], *, seeds: int, pipelines: dict[str, str], timeout_s: float,
                memory_mb: int, progress: Callable[[int, int, str], None] | None,
                should_stop: Callable[[], bool] | None) -> tuple[list[dict], bool]:
-    from sandmle.rollout import _make_pool
+    from sandmle.episodes.runner import _make_pool
 
     pool = _make_pool(1)
     runs: list[dict] = []
@@ -173,7 +173,7 @@ def latency_study(spec, *, full_rows: int = FULL_ROWS, seeds: int = 3, pipelines
 def check_table(csv_path: Path, *, target: str, max_bytes: int = LARGE_CSV_MAX_BYTES) -> None:
     """The cheap checks of a large table, before anyone parses it whole: it exists, fits the cap, and its head passes
     the seed checks (UTF-8 text, a readable header, the target column). UsageError naming --csv or --target."""
-    from sandmle.seeds import SeedError, load_csv_seed
+    from sandmle.seeds.load import SeedError, load_csv_seed
 
     csv_path = Path(csv_path)
     if not csv_path.is_file():
@@ -199,9 +199,9 @@ def latency_study_csv(csv_path: Path, *, target: str, rows: int | None = None, s
     """A user's real large table is the full-scale task (80% train, 20% test, `rows` caps the training rows); its
     synthesized twin is a task made from the table's DNA at SandMLE's size (50-200 rows). Same pipelines, same
     sandbox; speedup = median step time on the real table / on the twin."""
-    from sandmle.dna import extract_dna
-    from sandmle.latency_table import split_rows_bounded
-    from sandmle.seeds import SeedError, load_csv_seed
+    from sandmle.latency.table import split_rows_bounded
+    from sandmle.seeds.dna import extract_dna
+    from sandmle.seeds.load import SeedError, load_csv_seed
     from sandmle.synth.pipeline import build_bundle
 
     if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 1):

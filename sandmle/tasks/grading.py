@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sandmle import metrics
-from sandmle.episode_files import EpisodeDir, RefusedFile
 from sandmle.errors import UsageError
-from sandmle.grade_report import GradeReport
-from sandmle.grading_checks import check_grading
+from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
+from sandmle.tasks import metrics
+from sandmle.tasks.grade_report import GradeReport
+from sandmle.tasks.grading_checks import check_grading
 
 SPLITS = ("public", "private", "all")
 MILESTONES = ("gold", "silver", "bronze", "median")

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandmle.errors import UsageError
-from sandmle.grade_report import GradeReport
+from sandmle.tasks.grade_report import GradeReport
 
 
 @dataclass
@@ -220,7 +220,7 @@ def rubric_reward(
     Such criteria are listed in details["judge_failures"] (with why, in their verdicts), so a run can tell an
     unmet criterion from a judge that failed.
     """
-    from sandmle.llm import LLMError, chat_json
+    from sandmle.llm.client import LLMError, chat_json
 
     if judge is None:
         raise UsageError("the rubric reward needs judge=ChatClient(...)")

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from sandmle.grade_report import GradeReport, stored_grade
+from sandmle.tasks.grade_report import GradeReport, stored_grade
 
 
 @dataclass

@@ -92,7 +92,7 @@ def load_csv_seed(source: bytes | str | Path, *, target: str, task_type: str | N
     The CLI, the seed page and the API all call this, so they refuse the same files with the same words; nothing is
     stored before it returns.
     """
-    from sandmle.metrics import METRICS
+    from sandmle.tasks.metrics import METRICS
 
     content = Path(source).read_bytes() if isinstance(source, (str, Path)) else bytes(source)
     header, frame = checked_csv(content)

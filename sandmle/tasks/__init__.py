@@ -1,0 +1,1 @@
+"""A task bundle's files, its grading (checks, metrics) and the grader's report."""
