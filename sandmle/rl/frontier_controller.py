@@ -158,8 +158,8 @@ class FrontierController:
             # byte for byte and a level visited twice is not the same task id twice.
             at = f"{slot.root}@{slot.level + move}"
             earlier = self.requests_at.get(at, 0)
-            pending = Pending(slot=index, level=slot.level + move, reason=reason,
-                              rng=self.seed * 1000 + earlier if earlier else 0, requested_step=step,
+            rng = 0 if earlier == 0 else self.seed * 1000 + earlier
+            pending = Pending(slot=index, level=slot.level + move, reason=reason, rng=rng, requested_step=step,
                               parent_dir=slot.task_dir)
             self.versions[slot.root] = self.versions.get(slot.root, 0) + 1
             self.requests_at[at] = earlier + 1
