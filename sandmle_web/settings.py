@@ -270,9 +270,10 @@ SANDMLE_LATENCY_TABLE_QUOTA_BYTES = envint("SANDMLE_LATENCY_TABLE_QUOTA_BYTES", 
 
 # Distinct reviewers whose approvals (in one review round) make a task approved (tasks_app.review.services).
 SANDMLE_REVIEW_MIN_APPROVALS = max(1, envint("SANDMLE_REVIEW_MIN_APPROVALS", 1))
-# Launching GRPO or SFT on a task set that was never audited, or whose last audit failed, warns; with this set it is
-# refused.
-SANDMLE_REQUIRE_AUDIT = envbool("SANDMLE_REQUIRE_AUDIT", False)
+# Launching GRPO or SFT on a task set whose newest audit did not pass or does not cover how the run plays is refused
+# (the gate, training_app/audits/services.py): RL optimises against every hole an audit did not try. SANDMLE_REQUIRE_AUDIT=0
+# turns the refusal into a warning on the run, for local experiments on sets nobody will train a real policy on.
+SANDMLE_REQUIRE_AUDIT = envbool("SANDMLE_REQUIRE_AUDIT", True)
 
 LOGGING = {
     "version": 1,

@@ -66,6 +66,9 @@ def test_quick_demo_runs_every_job_and_wins_medals_under_every_scaffold(tmp_path
     rates = dict(cell.rsplit(" ", 1) for cell in campaign[1].split(", "))
     assert set(rates) == {"react", "aide", "aira", "mle_agent"} and all(float(rate) > 0 for rate in rates.values()), \
         campaign[0]
+    # The gate is on by default here (demo_env keeps no SANDMLE_ variable): the demo audits the set it trains on.
+    assert re.search(r"^audit #\d+ of task set demo-grpo \(react, \d+ attacks\): passed · \d+ cases contained",
+                     done.stdout, re.M), output[-4000:]
     assert re.search(r"^model: a 2-layer Qwen3 .* tiny so that GRPO visibly learns", done.stdout, re.M), output[-4000:]
     trained = re.search(r"^training run #\d+ \(GRPO, cpu-smoke preset, reply-menu tiny model\): 6 steps, mean reward "
                         r"([\d.]+) -> ([\d.]+)", done.stdout, re.M)

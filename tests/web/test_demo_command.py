@@ -53,3 +53,29 @@ def test_the_quick_demos_grpo_run_visibly_learns(users, task_set, django_capture
     assert f"mean reward {before:.2f} -> {after:.2f}" in line and "tokens_per_s" not in line
     for row in run.metrics.all():  # the run page's stacked chart has its parts
         assert sum(row.metrics["reward_components"].values()) == pytest.approx(row.metrics["reward_mean"])
+
+
+def test_the_demo_audits_the_set_it_trains_on_so_the_default_gate_opens(users, task_set, settings,
+                                                                          django_capture_on_commit_callbacks):
+    """The gate is on by default: the demo's run is refused on its unaudited set, and starts once the react audit the
+    demo runs (executed here as its worker would) has passed; a rerun of the demo keeps that audit."""
+    from sandmle_web.errors import ServiceError
+    from training_app.audits.services import audit_create, audit_execute
+    from training_app.management.commands.demo import demo_audit, demo_grpo_task_set, demo_training_run_create
+    from training_app.models import TaskSetAudit
+
+    assert settings.SANDMLE_REQUIRE_AUDIT is False  # the suite's own default (tests/conftest.py); deployed: on
+    settings.SANDMLE_REQUIRE_AUDIT = True
+    trained_on = demo_grpo_task_set(task_set=task_set, user=users["curator"])
+    with pytest.raises(ServiceError) as refused, django_capture_on_commit_callbacks(execute=False):
+        demo_training_run_create(task_set=trained_on, user=users["curator"], quick=True)
+    assert refused.value.field == "task_set" and "was never audited" in str(refused.value)
+    with django_capture_on_commit_callbacks(execute=False):
+        audit = audit_create(task_set=trained_on, scaffolds=["react"], user=users["curator"])
+    assert audit_execute(audit_id=audit.id, worker="test") is True
+    lines = []
+    assert demo_audit(task_set=trained_on, user=users["curator"], timeout=1, write=lines.append) == audit
+    assert TaskSetAudit.objects.count() == 1 and lines[0].startswith(f"audit #{audit.id} of task set demo-grpo (react")
+    with django_capture_on_commit_callbacks(execute=False):
+        run = demo_training_run_create(task_set=trained_on, user=users["curator"], quick=True)
+    assert run.audit_warning == ""

@@ -1,5 +1,5 @@
-"""`manage.py demo`: the main job on embedded defaults — seeds -> tasks -> review -> rollouts -> evaluation -> GRPO that
-visibly learns.
+"""`manage.py demo`: the main job on embedded defaults — seeds -> tasks -> review -> rollouts -> evaluation -> audit ->
+GRPO that visibly learns.
 
 Work goes through the Celery worker that `scripts/demo` starts, exactly as in the studio; this command
 enqueues, waits for the job rows, and prints what happened.
@@ -20,8 +20,10 @@ from tasks_app.review import services as review_services
 from tasks_app.seeds import services as seed_services
 from tasks_app.synthesis import services as synthesis_services
 from tasks_app.task_sets import services as task_set_services
+from training_app.audits import selectors as audit_selectors
+from training_app.audits import services as audit_services
 from training_app.campaigns import services as campaign_services
-from training_app.models import EvalCampaign, RolloutBatch, TrainingRun
+from training_app.models import EvalCampaign, RolloutBatch, TaskSetAudit, TrainingRun
 from training_app.rollouts import services as rollout_services
 from training_app.runs import services as training_services
 
@@ -103,11 +105,30 @@ def demo_grpo_task_set(*, task_set: TaskSet, user: User) -> TaskSet:
         description="The tasks the demo's GRPO run trains on.", user=user)
 
 
+def demo_audit(*, task_set: TaskSet, user: User, timeout: float, write) -> TaskSetAudit:
+    """Audit the set the demo trains on, as the gate asks before any training run (SANDMLE_REQUIRE_AUDIT, on by
+    default): every attack that needs no judge, on the scaffold the run plays."""
+    covered = not audit_selectors.audit_warning(task_set=task_set, scaffolds=["react"], reward="dense")
+    audit = audit_selectors.last_audit(task_set=task_set) if covered else None
+    if audit is None:  # a rerun of the demo keeps the audit that still covers its set
+        audit = audit_services.audit_create(task_set=task_set, scaffolds=["react"], user=user)
+        _wait(TaskSetAudit, audit.id, timeout_s=timeout, label=f"audit #{audit.id}", write=write)
+        audit.refresh_from_db()
+    write(f"audit #{audit.id} of task set {task_set.name} (react, {audit.summary.get('attacks', 0)} attacks): "
+          f"{audit.summary.get('verdict', '')}; see /audits/{audit.id}/")
+    if not audit.passed:
+        raise CommandError(f"audit #{audit.id} failed, so the gate refuses training on {task_set.name}: "
+                           f"{audit.summary.get('verdict', '')}")
+    return audit
+
+
 def demo_training_run(*, task_set: TaskSet, user: User, timeout: float, write, quick: bool) -> TrainingRun:
     from sandmle.agents.policies.menu import TABULAR_REPLY_MENU
 
     task_set = demo_grpo_task_set(task_set=task_set, user=user)
     run = TrainingRun.objects.filter(task_set=task_set, state=JobState.SUCCEEDED).first()
+    if run is None:
+        demo_audit(task_set=task_set, user=user, timeout=timeout, write=write)
     write(MODEL_LINE.format(replies=len(TABULAR_REPLY_MENU)))
     if run is None:
         run = demo_training_run_create(task_set=task_set, user=user, quick=quick)
