@@ -222,3 +222,45 @@ def test_the_campaign_worker_refuses_a_host_taken_off_the_list(api_for, house_ll
     assert campaign.state == JobState.FAILED and campaign.error.startswith("policies: ")
     assert "not an allowed LLM host" in campaign.error
     assert chat_server.requests == [] and not campaign.episodes.exists()
+
+
+def test_the_rollout_api_and_worker_send_nothing_to_a_host_off_the_list(api_for, house_llm, task_set, chat_server,
+                                                                        django_capture_on_commit_callbacks):
+    from sandmle_web.errors import ServiceError
+    from training_app.models import RolloutBatch
+    from training_app.rollouts import services
+
+    body = {"task_set": task_set.name, "scaffold": "react", "policy": f"openai:m@{chat_server.base_url}",
+            "samples": 1, "concurrency": 1, "max_turns": 1}
+    refused = api_for("curator").post("/api/rollout-batches/", body, format="json")
+    assert refused.status_code == 400 and "not an allowed LLM host" in refused.json()["policy"][0]
+    house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal", "127.0.0.1"]
+    with django_capture_on_commit_callbacks(execute=False):
+        made = api_for("curator").post("/api/rollout-batches/", body, format="json")
+    assert made.status_code == 201, made.json()
+    house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal"]
+    with pytest.raises(ServiceError):  # the worker task fails, and says why on the row
+        services.rollout_batch_execute(batch_id=made.json()["id"], worker="test")
+    batch = RolloutBatch.objects.get(id=made.json()["id"])
+    assert batch.state == JobState.FAILED and "not an allowed LLM host" in batch.error
+    assert chat_server.requests == [] and not batch.trajectories.exists()
+
+
+def test_the_frontier_api_and_worker_send_nothing_to_a_host_off_the_list(api_for, house_llm, task_set, chat_server,
+                                                                         django_capture_on_commit_callbacks):
+    from tasks_app.frontier import services
+    from tasks_app.frontier.models import FrontierRun
+
+    body = {"task_set": task_set.name, "policy": f"openai:m@{chat_server.base_url}", "samples": 2, "band_low": 0.2,
+            "band_high": 0.8}
+    refused = api_for("curator").post("/api/frontier-runs/", body, format="json")
+    assert refused.status_code == 400 and "not an allowed LLM host" in refused.json()["policy"][0]
+    house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal", "127.0.0.1"]
+    with django_capture_on_commit_callbacks(execute=False):
+        made = api_for("curator").post("/api/frontier-runs/", body, format="json")
+    assert made.status_code == 201, made.json()
+    house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal"]
+    assert services.frontier_run_execute(run_id=made.json()["id"], worker="test") is True
+    run = FrontierRun.objects.get(id=made.json()["id"])
+    assert run.state == JobState.FAILED and "not an allowed LLM host" in run.error
+    assert chat_server.requests == []
