@@ -41,14 +41,13 @@ def endpoint_refusal(url: str) -> str:
     host the admin allows. Every endpoint a user names gets the deployment's key, prompts or weights: one rule."""
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 -- a port that is not a number raises here, not in the client
     except ValueError:
         return "not a valid URL"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "use an http(s) base URL such as http://host:8000/v1"
     if parts.username or parts.password:
         return "keep credentials out of the URL; name the variable holding the key instead"
-    return llm_url_refusal(url)
+    return llm_url_refusal(url)  # a port that is not a number is refused there too
 
 
 def key_env_refusal(name: str) -> str:
