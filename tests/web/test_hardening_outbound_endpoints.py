@@ -113,6 +113,35 @@ def test_the_worker_refuses_a_judge_taken_off_the_list_and_sends_nothing(api_for
     assert chat_server.requests == [] and not run.metrics.exists()
 
 
+def test_an_allowed_judge_is_what_the_worker_would_ask_with_the_key(api_for, house_llm, launch, chat_server,
+                                                                     monkeypatch,
+                                                                     django_capture_on_commit_callbacks):
+    """The control for the refusals above: with the host allowed, the stored run passes the worker's check and the
+    engine's judge built from it reaches the listener with the key variable's value (so a listener that hears
+    nothing there means the check stopped it)."""
+    import json
+
+    from sandmle.rewards.schemes import compute_reward
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.grpo import episode_config
+    from sandmle.tasks.grade_report import GradeReport
+    from training_app.runs import services
+
+    monkeypatch.setenv(JUDGE_KEY, "judge-secret")
+    house_llm.SANDMLE_LLM_ALLOWED_HOSTS = ["llm.internal", "127.0.0.1"]
+    run = _stored_run(api_for=api_for, launch=launch, judge_url=chat_server.base_url,
+                      django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
+    config = load_train_config(dict(run.config), kind=run.kind)
+    assert services.endpoint_settings_refusal(config.values) is None
+    chat_server.reply_fn = lambda request: json.dumps({"met": False, "reason": "no evidence"})
+    report = GradeReport("t", 0.6, 0.9, 0.8, 0.7, 0.5, False, False, False, False, True, True, True, False,
+                         "median", 0.5)
+    compute_reward("rubric", report=report, format_rate=1.0, trajectory={"turns": []},
+                   judge=episode_config(config).rubric_judge)
+    assert chat_server.requests
+    assert {request["_headers"]["authorization"] for request in chat_server.requests} == {"Bearer judge-secret"}
+
+
 def test_the_worker_refuses_a_key_variable_taken_off_the_list(api_for, house_llm, launch, chat_server,
                                                               django_capture_on_commit_callbacks):
     from training_app.runs import services
