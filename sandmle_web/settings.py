@@ -257,11 +257,12 @@ JOB_MAX_ATTEMPTS = envint("SANDMLE_JOB_MAX_ATTEMPTS", 3)
 SANDMLE_LLM_URL = envstr("SANDMLE_LLM_URL", "")
 SANDMLE_LLM_MODEL = envstr("SANDMLE_LLM_MODEL", "")
 SANDMLE_LLM_KEY_ENV = envstr("SANDMLE_LLM_KEY_ENV", "OPENAI_API_KEY")
-# The only environment variables a synthesis run may name as its key: a curator can point a run at any URL, so a free
-# choice would let them send the worker's SECRET_KEY or database password to their own server.
+# The only environment variables a synthesis run or a training run's judge may name as its key: a free choice would
+# let a curator send the worker's SECRET_KEY or database password to an endpoint. Only admins see which are named.
 SANDMLE_LLM_KEY_ENVS = envlist("SANDMLE_LLM_KEY_ENVS", [SANDMLE_LLM_KEY_ENV])
-# The hosts synthesis runs and openai: rollout policies may be pointed at (the key and rule prompts go there);
-# empty means only SANDMLE_LLM_URL's host (sandmle_web.llm_hosts).
+# The hosts any endpoint a user names may be on: synthesis LLMs, openai: policies (rollouts, campaigns, frontier runs),
+# a training run's rubric judge and vLLM server (the key, prompts and transcripts go there); empty means only
+# SANDMLE_LLM_URL's host (sandmle_web.llm_hosts).
 SANDMLE_LLM_ALLOWED_HOSTS = envlist("SANDMLE_LLM_ALLOWED_HOSTS", [])
 # Checkpoint folders the studio offers besides the data directory's training/ and models/ (training_app/shared/model_roots.py).
 SANDMLE_MODEL_ROOTS = envlist("SANDMLE_MODEL_ROOTS", [])

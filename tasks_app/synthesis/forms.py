@@ -20,7 +20,8 @@ class SynthesisRunForm(forms.Form):
                              help_text="an OpenAI-compatible endpoint for the domain and rule stages; empty: procedural")
     llm_model = forms.CharField(max_length=200, required=False, label="LLM model")
     llm_key_env = forms.CharField(max_length=100, required=False, label="LLM key variable",
-                                  help_text="the worker's environment variable holding the endpoint's API key")
+                                  help_text="the worker's environment variable holding the endpoint's API key, "
+                                            "one the admin allows; blank: the deployment's key")
     rule_family = forms.ChoiceField(choices=[], required=False, label="rule family",
                                     help_text="the hidden rule's family; empty: any that fits the seed")
     n_train = forms.IntegerField(min_value=MIN_TRAIN_ROWS, max_value=MAX_TRAIN, required=False, label="training rows",
@@ -53,7 +54,8 @@ class SynthesisRunForm(forms.Form):
         else:
             del self.fields["rule_family"]
         for name, value in synthesis_llm_defaults().items():  # read per form: settings may change under tests
-            self.fields[name].initial = value
+            # The key variable's name stays the admin's: blank runs with the deployment's key (SANDMLE_LLM_KEY_ENV).
+            self.fields[name].initial = "" if name == "llm_key_env" else value
 
     def as_div(self):
         # The project's templates, not the form renderer's (which sees only Django's own form templates).

@@ -53,6 +53,15 @@ class SynthesisRunListOutput(serializers.ModelSerializer):
         model = SynthesisRun
         fields = ["id", "seed", "count", "rng", "llm_url", "llm_model", "llm_key_env", "state", "progress",
                   "progress_message", "error", "created_at", "started_at", "finished_at"]
+        extra_kwargs = {"llm_key_env": {"help_text": "the worker's variable holding the key; admins only"}}
+
+    def to_representation(self, run) -> dict:
+        # Which environment variables hold the worker's secrets is the admin's to know, as on a training run's judge.
+        data = super().to_representation(run)
+        request = self.context.get("request")
+        if request is None or not has_role(request.user, Role.ADMIN):
+            data.pop("llm_key_env", None)
+        return data
 
 
 class SynthesisRunOutput(SynthesisRunListOutput):

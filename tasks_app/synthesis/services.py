@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -12,7 +11,7 @@ from accounts.roles import Role, has_role
 from sandmle_web.dispatch import enqueue
 from sandmle_web.errors import ServiceError
 from sandmle_web.jobs import JobState, describe_failure
-from sandmle_web.llm_hosts import llm_url_refusal
+from sandmle_web.llm_hosts import endpoint_refusal, key_env_refusal
 from sandmle_web.queues import Queue
 from tasks_app.models import Seed, SynthesisRun, SynthesizedTask, TaskAuditEntry
 from tasks_app.review.difficulty import task_difficulty
@@ -85,21 +84,13 @@ def _check_controls(*, seed: Seed, user, rule_family: str, n_train: int | None, 
 def _check_llm_settings(*, llm_url: str, llm_model: str, llm_key_env: str) -> None:
     if bool(llm_url) != bool(llm_model):
         raise ServiceError("give both an LLM URL and a model, or neither", field="llm_model" if llm_url else "llm_url")
-    if llm_url:
-        parts = urlsplit(llm_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ServiceError("use an http(s) base URL such as http://host:8000/v1", field="llm_url")
-        if parts.username or parts.password:
-            raise ServiceError("keep credentials out of the URL; name the variable holding the key instead",
-                               field="llm_url")
-        # The run's prompts carry the rule family and the key goes along: only to hosts the admin allows.
-        refusal = llm_url_refusal(llm_url)
-        if refusal:
-            raise ServiceError(refusal, field="llm_url")
-    if llm_key_env and llm_key_env not in settings.SANDMLE_LLM_KEY_ENVS:
-        allowed = ", ".join(settings.SANDMLE_LLM_KEY_ENVS) or "none"
-        raise ServiceError(f"{llm_key_env!r} is not an allowed key variable (allowed: {allowed}; SANDMLE_LLM_KEY_ENVS "
-                           f"lists them)", field="llm_key_env")
+    # The run's prompts carry the rule family and the key goes along: only to endpoints the admin allows.
+    refusal = endpoint_refusal(llm_url) if llm_url else ""
+    if refusal:
+        raise ServiceError(refusal, field="llm_url")
+    refusal = key_env_refusal(llm_key_env) if llm_key_env else ""
+    if refusal:
+        raise ServiceError(refusal, field="llm_key_env")
 
 
 @transaction.atomic

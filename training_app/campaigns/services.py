@@ -16,6 +16,7 @@ from sandmle_web.dispatch import enqueue
 from sandmle_web.errors import ServiceError
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
+from sandmle_web.llm_hosts import openai_policy_refusal
 from sandmle_web.queues import Queue
 from tasks_app.models import TaskSet
 from training_app.models import CampaignEpisode, EvalCampaign
@@ -24,6 +25,18 @@ from training_app.shared.model_roots import allowed_policy
 
 # The spec fields a caller sets; the task paths always come from the task set.
 SPEC_FIELDS = ("policies", "scaffolds", "seeds", "baseline", "feedback", *BUDGET_KEYS, "scaffold_options", "schedule")
+
+
+def _endpoints_refusal(values: dict) -> ServiceError | None:
+    """The first `openai:` policy (or baseline) whose endpoint the admin does not allow, as a refusal naming its
+    field; None when every one may be sent the deployment's key."""
+    named = [("policies", policy) for policy in values.get("policies") or []] + [("baseline", values.get("baseline"))]
+    for field, policy in named:
+        if isinstance(policy, str) and policy.startswith("openai:"):
+            refusal = openai_policy_refusal(policy)
+            if refusal:
+                return ServiceError(f"{policy}: {refusal}", field=field)
+    return None
 
 
 def _spec(campaign_spec: dict, task_set: TaskSet):
@@ -53,6 +66,9 @@ def campaign_create(*, task_set: TaskSet, policies: list[str], scaffolds: list[s
     values = {"policies": list(policies), "scaffolds": list(scaffolds), "seeds": seeds, "baseline": baseline or None,
               "feedback": feedback, **checked_budgets(budgets), "scaffold_options": dict(scaffold_options or {}),
               "schedule": dict(schedule or {})}
+    refused = _endpoints_refusal(values)
+    if refused is not None:
+        raise refused
     try:
         spec = _spec(values, task_set)
         spec.validate()
@@ -110,6 +126,11 @@ def campaign_execute(*, campaign_id: int, worker: str = "") -> bool:
     if not EvalCampaign.claim(campaign_id, worker=worker):
         return False
     campaign = EvalCampaign.objects.select_related("task_set").get(id=campaign_id)
+    # Again here, before any episode: the admin may have taken a host off the list since the campaign was made.
+    refused = _endpoints_refusal(campaign.spec or {})
+    if refused is not None:
+        EvalCampaign.finish(campaign.id, state=JobState.FAILED, error=f"{refused.field}: {refused}")
+        return True
     total = max(campaign.total_episodes, 1)
     spec = _spec(campaign.spec, campaign.task_set)  # read here: the engine's threads never touch the database
     # An OpenAI-compatible endpoint gets the key of the variable the deployment names, never one from input.

@@ -103,6 +103,10 @@ class TrainingRunForm(forms.Form):
         for entry in config_fields("grpo"):
             if entry["key"] in GRPO_SETTINGS:
                 self.fields[entry["key"]] = _setting_field(entry)
+        if "judge_key_env" in self.fields:  # key variables' names are the admin's to see; blank is the house key
+            self.fields["judge_key_env"].initial = ""
+            self.fields["judge_key_env"].help_text = ("environment variable holding the judge's key, one the admin "
+                                                      "allows (SANDMLE_LLM_KEY_ENVS); blank: the deployment's key")
         if start_from:
             self._start_from(start_from)
 

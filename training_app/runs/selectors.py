@@ -10,6 +10,7 @@ from pathlib import Path
 from django.http import Http404
 
 from sandmle.tasks.grade_report import stored_grade
+from sandmle_web.llm_hosts import shown_endpoint
 from training_app.models import TrainingRun
 
 # What TRL adds to a group's std before dividing (GRPOTrainer, scale_rewards="group"), so a flat group gives 0.
@@ -113,14 +114,20 @@ def step_groups(path: Path, *, scheme: str, group_size: int, masked_in_baseline:
 
 
 HOST_PATH_KEYS = ("output_dir", "dataset")  # where the trainer writes: a folder of this machine, nothing to a reader
+# The environment variable whose value the judge is sent: which secrets the worker holds is the admin's to know.
+KEY_VARIABLE_KEYS = ("judge_key_env",)
+# The endpoints stay readable: a run's judge is part of its recipe (its rewards depend on it), and they are hosts the
+# admin allows, as visible as the `openai:` policies viewers read on every rollout and campaign. Shown without any
+# credentials or query a row written before the checks might hold (sandmle_web.llm_hosts.shown_endpoint).
+ENDPOINT_KEYS = ("judge_url", "vllm_server_url")
 
 
 def training_run_shown_config(run: TrainingRun, *, show_host_paths: bool = False) -> dict:
     """The trainer's resolved config with its task bundles named by task id, not by their server folders.
 
     A bundle's folder holds private/ (answers, hidden rule); viewers read this config, so it lists ids only. The stored
-    config keeps the paths: the worker trains from them. Output folders and a model given as a path of this machine
-    are shown only where `show_host_paths` (admins): others see the model's folder name.
+    config keeps the paths: the worker trains from them. Output folders, a model given as a path of this machine and
+    the judge's key variable are shown only where `show_host_paths` (admins): others see the model's folder name.
     """
     config = dict(run.config or {})
     ids = {str(Path(task.bundle_dir)): task.task_id for task in run.task_set.tasks.all()} if run.task_set_id else {}
@@ -129,8 +136,11 @@ def training_run_shown_config(run: TrainingRun, *, show_host_paths: bool = False
             config[key] = [ids.get(str(path), Path(str(path)).name) for path in config[key]]
     if show_host_paths:
         return config
-    for key in HOST_PATH_KEYS:
+    for key in HOST_PATH_KEYS + KEY_VARIABLE_KEYS:
         config.pop(key, None)
+    for key in ENDPOINT_KEYS:
+        if isinstance(config.get(key), str):
+            config[key] = shown_endpoint(config[key])
     model = config.get("model")
     if isinstance(model, str) and model.startswith("/"):
         config["model"] = Path(model).name

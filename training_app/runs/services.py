@@ -14,6 +14,7 @@ from sandmle.rl.config import config_fields
 from sandmle_web.dispatch import enqueue
 from sandmle_web.job_loop import run_job
 from sandmle_web.jobs import JobState
+from sandmle_web.llm_hosts import endpoint_refusal, key_env_refusal
 from sandmle_web.queues import Queue
 from sandmle_web.errors import ServiceError
 from tasks_app.models import TaskSet
@@ -27,6 +28,25 @@ from training_app.shared.checkpoints import checkpoint_problem
 STUDIO_FILLED = ("model", "tasks", "eval_tasks", "output_dir", "lora", "dataset")
 GRPO_SETTINGS = tuple(entry["key"] for entry in config_fields("grpo") if entry["key"] not in STUDIO_FILLED)
 SFT_SETTINGS = ("steps", "learning_rate", "save_every", "report_to", "scaffold", "scaffold_options")
+# Settings naming an endpoint the worker sends requests to: the rubric judge gets the key and the episodes'
+# transcripts, a vLLM server the prompts and the weights. Only hosts the admin allows (sandmle_web.llm_hosts).
+ENDPOINT_SETTINGS = ("judge_url", "vllm_server_url")
+
+
+def endpoint_settings_refusal(values: dict, *, key_env_named: bool = False) -> ServiceError | None:
+    """The refusal of a run's endpoints and key variable, naming the setting at fault; None when all may be used.
+
+    The key variable is checked wherever a judge is named (the only reader of its value) or the user named one."""
+    for key in ENDPOINT_SETTINGS:
+        if values.get(key):
+            refusal = endpoint_refusal(str(values[key]))
+            if refusal:
+                return ServiceError(refusal, field=key)
+    if values.get("judge_url") or key_env_named:
+        refusal = key_env_refusal(str(values.get("judge_key_env") or ""))
+        if refusal:
+            return ServiceError(refusal, field="judge_key_env")
+    return None
 
 
 def is_tiny_random_model(model_dir: str) -> bool:
@@ -99,6 +119,9 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
             model = allowed_model_path(model, user=user)
         except ServiceError as error:
             refused_model = error
+    key_env_named = bool(settings_values.get("judge_key_env"))
+    if settings_values.get("judge_url") and not key_env_named:  # a judge gets the deployment's key, as policies do
+        settings_values["judge_key_env"] = settings.SANDMLE_LLM_KEY_ENV
     values = _config_values(kind=kind, task_set=task_set, model=model, settings_values=settings_values,
                             lora_r=lora_r, output_dir=output_dir, name=name, eval_task_set=eval_task_set)
     try:
@@ -106,6 +129,9 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     except ConfigError as error:
         field = "lora_r" if error.key.startswith("lora") else error.key
         raise ServiceError(str(error).partition(": ")[2] or str(error), field=field) from None
+    refused_endpoint = endpoint_settings_refusal(config.values, key_env_named=key_env_named)  # after a preset's values
+    if refused_endpoint is not None:
+        raise refused_endpoint
     # A set never audited, whose last audit failed, or whose audit does not cover this run (an attack, a scaffold,
     # a task added or changed since) warns, or is refused under SANDMLE_REQUIRE_AUDIT.
     audit_warning = training_audit_gate(task_set=task_set, scaffolds=[getattr(config, "scaffold", "react")],
@@ -153,6 +179,11 @@ def training_run_execute(*, run_id: int, worker: str = "") -> bool:
         return False
     run = TrainingRun.objects.get(id=run_id)
     config = load_train_config(dict(run.config), kind=run.kind)
+    # Again here, before any request: the admin may have taken a host or key variable off the lists since the launch.
+    refused_endpoint = endpoint_settings_refusal(config.values)
+    if refused_endpoint is not None:
+        TrainingRun.finish(run.id, state=JobState.FAILED, error=f"{refused_endpoint.field}: {refused_endpoint}")
+        return True
     total = max(int(config.steps or 1), 1)
     resume = last_checkpoint(config.output_dir) is not None
 
