@@ -29,7 +29,7 @@ class ThrottledLoginView(auth_views.LoginView):
 
 
 class ThrottledTokenView(ObtainAuthToken):
-    # ObtainAuthToken names its own parsers, DRF's JSONParser among them: this endpoint is anonymous, so the bounded one.
+    # ObtainAuthToken names its own parsers, DRF's JSONParser among them; anyone may post here, so the bounded one.
     parser_classes = (FormParser, MultiPartParser, BoundedJSONParser)
 
     def post(self, request, *args, **kwargs):

@@ -4,10 +4,10 @@ Images may come only from the studio's own origin (a path such as /static/...): 
 would be a tracking pixel in every reviewer's browser, so its source is dropped and the image shows its alt text.
 
 Bounded in size, nesting and time: python-markdown recurses once per nested list or quote and rescans the rest of a
-block for every unclosed "[", "(" or "<", so 14 KB of brackets held a page for over a minute and 800 nested lists ended in a
-RecursionError (a 500). Text past MAX_CHARS is cut, and text nesting deeper than MAX_NESTING (brackets, list markers,
-quote marks, indentation) is not parsed at all: it is shown escaped, as preformatted text, under a notice. What is
-rendered is cached by the text's digest, so a page that many viewers open renders its description once.
+block for every unclosed "[", "(" or "<", so 14 KB of brackets held a page for over a minute and 800 nested lists
+ended in a RecursionError (a 500). Text past MAX_CHARS is cut, and text nesting deeper than MAX_NESTING (brackets,
+list markers, quote marks, indentation) is not parsed at all: it is shown escaped, as preformatted text, under a
+notice. What is rendered is cached by the text's digest, so a page that many viewers open renders it once.
 """
 
 from __future__ import annotations
