@@ -14,9 +14,12 @@ def without_host_paths(text: str, *folders) -> str:
     so a path inside reads relative to the bundle ("private/grading.json: ..."): an import's refusal is shown to
     reviewers, and the host's data directory is not theirs to learn. The deepest folder is cut first."""
     import os
+    import re
 
-    spellings = {spelling for folder in folders if folder
-                 for spelling in (str(folder), os.path.realpath(folder))}
-    for spelling in sorted(spellings, key=len, reverse=True):
-        text = text.replace(spelling.rstrip(os.sep) + os.sep, "").replace(spelling.rstrip(os.sep), ".")
+    spellings = {str(spelling).rstrip(os.sep) for folder in folders if folder
+                 for spelling in (folder, os.path.realpath(folder))}
+    for spelling in sorted(filter(None, spellings), key=len, reverse=True):
+        # The folder itself reads ".", a path inside it reads relative; "/x/ab" is not inside "/x/a".
+        text = re.sub(re.escape(spelling) + r"(?:/|(?![\w.-]))", lambda match: "" if match.group().endswith("/")
+                      else ".", text)
     return text
