@@ -6,9 +6,11 @@ from django.contrib.auth import views as auth_views
 from django.shortcuts import render
 from rest_framework import status
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts import login_throttle
+from sandmle_web.parsers import BoundedJSONParser
 
 
 class ThrottledLoginView(auth_views.LoginView):
@@ -27,6 +29,9 @@ class ThrottledLoginView(auth_views.LoginView):
 
 
 class ThrottledTokenView(ObtainAuthToken):
+    # ObtainAuthToken names its own parsers, DRF's JSONParser among them; anyone may post here, so the bounded one.
+    parser_classes = (FormParser, MultiPartParser, BoundedJSONParser)
+
     def post(self, request, *args, **kwargs):
         username = request.data.get("username", "") if hasattr(request.data, "get") else ""
         reason = login_throttle.blocked_reason(username=str(username), request=request)

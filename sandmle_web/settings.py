@@ -160,6 +160,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.IsViewer"],
+    # JSON bodies nested past a depth are a 400, not a RecursionError (sandmle_web.parsers).
+    "DEFAULT_PARSER_CLASSES": [
+        "sandmle_web.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "sandmle_web.pagination.StudioPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -7,14 +7,14 @@ importer writes, so a hostile id cannot name a folder outside the output.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandmle.archives import ARCHIVE_FORMATS, printable_name
+from sandmle import bounded_json
+from sandmle.archives import ARCHIVE_FORMATS, printable_name, without_host_paths
 from sandmle.archives.build import SANDMLE_ID_LIST
 from sandmle.archives.extract import ExtractLimits, extract_archive
 from sandmle.errors import UsageError
@@ -57,7 +57,8 @@ def _import_bundle(source: Path, out_dir: Path) -> Path:
     from sandmle.tasks.bundle import bundle_hash, file_hashes
 
     try:
-        task = json.loads((source / "task.json").read_text(encoding="utf-8"))
+        # Its spec is stored in a JSON column, which refuses NaN: refused here, by name, instead of by the database.
+        task = bounded_json.loads((source / "task.json").read_bytes())
     except (OSError, ValueError) as error:
         raise UsageError(f"task.json is not readable JSON ({error})") from None
     if not isinstance(task, dict):
@@ -106,7 +107,7 @@ def _candidates(root: Path, fmt: str) -> list[tuple[str, Path]]:
     folders = [(path.name, path) for path in sorted(root.iterdir()) if path.is_dir() and not path.name.startswith(".")]
     if fmt == "sandmle" and (root / SANDMLE_ID_LIST).is_file():
         try:
-            listed = json.loads((root / SANDMLE_ID_LIST).read_text(encoding="utf-8"))
+            listed = bounded_json.loads((root / SANDMLE_ID_LIST).read_bytes())
         except (OSError, ValueError) as error:
             raise UsageError(f"{SANDMLE_ID_LIST} is not readable JSON ({error})") from None
         if not isinstance(listed, list):
@@ -171,6 +172,10 @@ def import_archive(archive: Path, out_dir: Path, *, fmt: str, metric: str | None
                 outcome.bundles.append(target)
             except Exception as error:  # one hostile or broken task is refused; the archive's others still import
                 reason = str(error) if isinstance(error, UsageError) else f"{type(error).__name__}: {error}"
+                if isinstance(error, RecursionError):  # a YAML or CSV reader that recursed into what it read
+                    reason = "a file of this task nests too deeply to be read"
+                written = [child for child in staging.iterdir() if child.is_dir()] if staging.is_dir() else []
+                reason = without_host_paths(reason, *written, staging, source, root, unpacked, scratch, out_dir)
                 outcome.refused.append({"task": printable_name(name)[:100],
                                         "reason": printable_name(reason.splitlines()[0][:500] if reason else
                                                                  type(error).__name__)})

@@ -7,6 +7,7 @@ import io
 
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import METRICS, cell_metrics
+from sandmle.spreadsheet import spreadsheet_safe
 
 
 def _in_order(values) -> list[str]:
@@ -68,12 +69,6 @@ def report_table(report: dict, metric: str = "medal_rate") -> str:
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
-
-
-def spreadsheet_safe(text: str) -> str:
-    """A leading quote keeps a spreadsheet from running a name as a formula (OWASP's CSV injection advice)."""
-    text = str(text)
-    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
 
 
 def report_csv(report: dict) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from sandmle import bounded_json
 from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import imported_bundle
 from sandmle.formats.grade_template import grade_source, prepare_source
@@ -126,9 +127,10 @@ def import_competition(source: Path, out_dir: Path, *, data_dir: Path | None = N
     ladder = None
     if competition.is_file(LADDER_FILE):
         try:
-            ladder = json.loads(competition.read_text(LADDER_FILE))
-        except json.JSONDecodeError:
-            raise UsageError(f"SRC: {LADDER_FILE} is not JSON") from None
+            # NaN is read, so that the grading check names the ladder entry that holds it.
+            ladder = bounded_json.loads(competition.read_text(LADDER_FILE), allow_nan=True)
+        except ValueError as error:  # not JSON, or nested past bounded_json.MAX_DEPTH
+            raise UsageError(f"SRC: {LADDER_FILE} is not usable JSON ({error})") from None
     description = competition.read_text("description.md") if competition.is_file("description.md") else None
     grader = config.get("grader") or {}
     return imported_bundle(

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from sandmle import bounded_json
 from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import PRIVATE_NAMES, imported_bundle
 from sandmle.formats.grade_template import grade_source
@@ -144,8 +145,8 @@ def _parse_contract(stdout: str) -> dict | None:
     candidates = [stdout.strip()] + list(reversed(stdout.strip().splitlines()))
     for text in candidates:
         try:
-            contract = json.loads(text)
-        except json.JSONDecodeError:
+            contract = bounded_json.loads(text, allow_nan=True)  # the evaluator's own output: anything at all
+        except ValueError:
             continue
         if isinstance(contract, dict):
             return contract

@@ -41,6 +41,19 @@ LORA_KEYS = {"r": ("int", 16, 1, 1024), "alpha": ("int", 32, 1, 4096), "dropout"
 MAX_STEPS = 1_000_000
 
 
+# A tracker's run name, as long as the studio's run names (TrainingRun.name): a path-length string would be stored,
+# shown on every run page and sent to each tracker.
+MAX_RUN_NAME_CHARS = 200
+
+
+def _run_name(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(key, f"expected a string, not {shown_value(value)}")
+    if len(value) > MAX_RUN_NAME_CHARS or "\x00" in value:
+        raise ConfigError(key, f"{len(value):,} characters; at most {MAX_RUN_NAME_CHARS}, without NUL")
+    return value
+
+
 def _lora(key: str, value: Any) -> dict[str, Any]:
     """The `lora` mapping checked key by key (a bad one is named lora.<key>), defaults filled in."""
     if not isinstance(value, dict):
@@ -72,7 +85,7 @@ def _shared_tail() -> list[Field]:
         Field("report_to", "choices", ["none"], "trackers that receive the trainer's logs, written under output_dir "
               "(tensorboard/, trackio/, wandb/): none, or one or more of tensorboard, trackio, wandb", choices=TRACKERS),
         Field("run_name", "str", None, "the run's name in the trackers (default: output_dir's folder name)",
-              nullable=True),
+              nullable=True, check=_run_name),
     ]
 
 

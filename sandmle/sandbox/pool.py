@@ -36,7 +36,7 @@ class _Zygote:
         self.process = subprocess.Popen(
             [paths["python"], str(ZYGOTE_SCRIPT), *preload],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
-            cwd=str(self.state_dir), start_new_session=True, text=True, bufsize=1)
+            cwd="/", start_new_session=True, text=True, bufsize=1)  # no host folder as its import-time directory
         self.steps = 0
         try:
             self.process.stdin.write(json.dumps({"root": str(self.state_dir / "root")}) + "\n")

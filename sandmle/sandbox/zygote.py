@@ -212,6 +212,21 @@ def _init_program():
     return next(path for path in ("/usr/bin/cat", "/bin/cat") if os.path.exists(path))
 
 
+# Module globals that keep the working directory their library was imported in, as (module, attribute).
+IMPORT_CWD_KEEPERS = (("multiprocessing.process", "ORIGINAL_DIR"), ("multiprocess.process", "ORIGINAL_DIR"),
+                      ("rich", "_IMPORT_CWD"))
+
+
+def rebase_import_cwd(cwd):
+    """Point the libraries that remember their import-time directory at the step's own (spawned multiprocessing
+    children start there). The zygote imports from "/" (main), so they never held a host path; this makes them
+    read as they would in a script started in /workdir."""
+    for module_name, attribute in IMPORT_CWD_KEEPERS:
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(getattr(module, attribute, None), str):
+            setattr(module, attribute, cwd)
+
+
 def forget_host_state(request, state):
     """Drop every host path this process holds before agent code runs in it.
 
@@ -245,6 +260,7 @@ def run_step(request, state):
         os.setuid(UID)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after the uid change, which clears it
         os.chdir("/workdir")
+        rebase_import_cwd("/workdir")
         os.environ.clear()
         os.environ.update(env)
         apply_limits(limits, include_nproc=nproc_rlimit)
@@ -332,6 +348,9 @@ def main():
     # The zygote's own directory comes on stdin, not argv (a step reads its inherited /proc/self/cmdline), and is
     # held only in a dict that a step's process empties (forget_host_state), never in a local.
     state = json.loads(sys.stdin.buffer.readline())
+    # Imported from "/": a library that records its import-time directory (multiprocessing's ORIGINAL_DIR, rich's
+    # _IMPORT_CWD, any other) would otherwise keep the host folder the pool started this process in, for every step.
+    os.chdir("/")
     for module in sys.argv[1:]:
         try:
             __import__(module)

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sandmle.spreadsheet import formula_cells, runs_as_formula
+
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 1000
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV injection").
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 # Characters no CSV text holds; tab, newline and carriage return are text.
 _CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MIN_ROWS = 20
@@ -177,8 +177,8 @@ def _header_names(text: str) -> list[str]:
         if column in seen:
             raise SeedError(f"column {position} repeats the name {column!r}: every column needs its own name")
         seen.add(column)
-        if column.startswith(FORMULA_PREFIXES):
-            raise SeedError(f"column {position}'s name {column!r} starts with {column[0]!r}: "
+        if runs_as_formula(column):
+            raise SeedError(f"column {position}'s name {column!r} starts with {column.lstrip()[:1]!r}: "
                             "a spreadsheet would run it as a formula")
     return header
 
@@ -194,11 +194,12 @@ def _refuse_formula_cells(frame: pd.DataFrame) -> None:
         if pd.api.types.is_numeric_dtype(values):
             continue
         text = values.dropna().astype(str)
-        suspicious = text[text.str.startswith(FORMULA_PREFIXES)]
+        suspicious = text[formula_cells(text)]
         if suspicious.empty:
             continue
         live = suspicious[pd.to_numeric(suspicious, errors="coerce").isna()]
         if not live.empty:
             row = int(live.index[0]) + 2  # the header is line 1
-            raise SeedError(f"line {row}, column {column!r}: {live.iloc[0][:40]!r} starts with {live.iloc[0][0]!r}, "
+            raise SeedError(f"line {row}, column {column!r}: {live.iloc[0][:40]!r} starts with "
+                            f"{(live.iloc[0].lstrip() or live.iloc[0])[0]!r}, "
                             "which a spreadsheet would run as a formula; remove the leading character")

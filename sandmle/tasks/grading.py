@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sandmle import bounded_json
 from sandmle.errors import UsageError
 from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 from sandmle.tasks import metrics
@@ -40,8 +41,9 @@ def load_grading(task_dir: Path) -> dict:
     if not grading_path.is_file():
         raise UsageError(f"{grading_path} not found: not a task bundle")
     try:
-        grading = json.loads(grading_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        # NaN is read, so that check_grading names the milestone that holds it.
+        grading = bounded_json.loads(grading_path.read_bytes(), allow_nan=True)
+    except ValueError as error:  # not JSON, not UTF-8, or nested past bounded_json.MAX_DEPTH
         raise UsageError(f"{grading_path} is not valid JSON: {error}") from None
     if not isinstance(grading, dict):
         raise UsageError(f"{grading_path} must hold a JSON object")

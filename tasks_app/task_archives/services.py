@@ -6,7 +6,6 @@ reviewers and admins call them.
 
 from __future__ import annotations
 
-import json
 import shutil
 import uuid
 from pathlib import Path
@@ -14,7 +13,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from sandmle.archives import printable_name
+from sandmle import bounded_json
+from sandmle.archives import printable_name, without_host_paths
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue
 from sandmle_web.errors import ServiceError
@@ -141,7 +141,10 @@ def imported_task_store(*, bundle: Path, job: TaskArchiveImport) -> SynthesizedT
     from sandmle.tasks.grading import load_grading
 
     grading = load_grading(bundle)
-    task = json.loads((bundle / "task.json").read_text(encoding="utf-8"))
+    try:  # the spec goes to a JSON column, which refuses NaN: refused here by name, not in the database's words
+        task = bounded_json.loads((bundle / "task.json").read_bytes())
+    except ValueError as error:
+        raise ServiceError(f"task.json: {error}") from None
     spec = task.get("spec") if isinstance(task.get("spec"), dict) else {}
     ladder = grading.get("ladder") if isinstance(grading.get("ladder"), dict) else {}
     return SynthesizedTask.objects.create(
@@ -171,7 +174,8 @@ def _store_bundles(job: TaskArchiveImport, bundles: list[Path], imported: list[s
             with transaction.atomic():
                 imported.append(imported_task_store(bundle=bundle, job=job).task_id)
         except Exception as error:  # a database refusal too: that task is rolled back, the others still import
-            refused.append({"task": bundle.name, "reason": _first_line(error)})
+            refused.append({"task": bundle.name, "reason": without_host_paths(_first_line(error), bundle,
+                                                                              bundle.parent, settings.DATA_DIR)})
             shutil.rmtree(bundle, ignore_errors=True)
 
 
@@ -226,7 +230,8 @@ def task_archive_import_execute(*, import_id: int, worker: str = "") -> bool:
         stored = sum(_tree_bytes(out_dir / task_id) for task_id in imported)
         TaskArchiveImport.objects.filter(id=job.id).update(summary=summary, stored_bytes=stored)
     if failure:
-        TaskArchiveImport.finish(job.id, state=JobState.FAILED, error=failure)
+        TaskArchiveImport.finish(job.id, state=JobState.FAILED,
+                                 error=without_host_paths(failure, out_dir, upload.parent, settings.DATA_DIR))
     elif imported:
         TaskArchiveImport.finish(job.id, state=JobState.SUCCEEDED)
     else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from tasks_app.task_sets.models import DESCRIPTION_MAX_CHARS
+
 TASK_SET_SELECTIONS = [("checked", "the checked tasks"), ("matching", "every task matching the filter")]
 
 
@@ -11,7 +13,8 @@ class TaskSetForm(forms.Form):
     """A new task set from the checked tasks of the picker's page, or from every task its filter matches."""
 
     name = forms.SlugField(max_length=80)
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
+                                  max_length=DESCRIPTION_MAX_CHARS)
     # The checkboxes are the picker table's own; any id may be posted and the service names the unknown ones.
     task_ids = forms.MultipleChoiceField(choices=[], required=False, widget=forms.MultipleHiddenInput,
                                          label="approved tasks")
@@ -37,7 +40,8 @@ class TaskSetEditForm(forms.Form):
     """A set's name and description, approved tasks to add (ids, one per line) and checked tasks to remove."""
 
     name = forms.SlugField(max_length=80)
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
+                                  max_length=DESCRIPTION_MAX_CHARS)
     add_task_ids = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, label="add tasks",
                                    help_text="approved task ids, separated by spaces, commas or new lines")
     remove_task_ids = forms.MultipleChoiceField(choices=[], required=False, widget=forms.CheckboxSelectMultiple,

@@ -8,6 +8,10 @@ from django.db import models
 from tasks_app.tasks.models import SynthesizedTask
 
 
+# A set's description is a sentence or a paragraph; the forms, the API and the services refuse longer ones.
+DESCRIPTION_MAX_CHARS = 2000
+
+
 class TaskSet(models.Model):
     name = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True, default="")

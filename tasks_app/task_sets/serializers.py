@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
+from tasks_app.task_sets.models import DESCRIPTION_MAX_CHARS
 from tasks_app.shared import training_hooks
 
 
@@ -26,7 +27,7 @@ class TaskSetInput(serializers.Serializer):
     task_ids = serializers.ListField(child=serializers.CharField(max_length=100), allow_empty=False, required=False,
                                      max_length=10000, help_text="the approved tasks; or give `filter` instead")
     filter = TaskSetFilterInput(required=False, help_text="every approved task matching it; or give `task_ids`")
-    description = serializers.CharField(required=False, default="", allow_blank=True)
+    description = serializers.CharField(max_length=DESCRIPTION_MAX_CHARS, required=False, default="", allow_blank=True)
 
     def validate(self, attrs):
         if ("task_ids" in attrs) == ("filter" in attrs):
@@ -36,7 +37,7 @@ class TaskSetInput(serializers.Serializer):
 
 class TaskSetEditInput(serializers.Serializer):
     name = serializers.SlugField(max_length=80, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(max_length=DESCRIPTION_MAX_CHARS, required=False, allow_blank=True)
     add_task_ids = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=1000,
                                          help_text="approved tasks to add")
     remove_task_ids = serializers.ListField(child=serializers.CharField(max_length=100), required=False,
@@ -45,7 +46,7 @@ class TaskSetEditInput(serializers.Serializer):
 
 class TaskSetCloneInput(serializers.Serializer):
     name = serializers.SlugField(max_length=80, help_text="the copy's name")
-    description = serializers.CharField(required=False, allow_blank=True,
+    description = serializers.CharField(max_length=DESCRIPTION_MAX_CHARS, required=False, allow_blank=True,
                                         help_text="default: the original's description")
 
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 from sandmle_web.errors import ServiceError
 from tasks_app.models import SynthesizedTask, TaskSet, TaskSetChange
 from tasks_app.seeds.services import SEED_NAME_PATTERN
+from tasks_app.task_sets.models import DESCRIPTION_MAX_CHARS
 
 
 MAX_RETIRE_REASON_CHARS = 5000
@@ -19,6 +20,11 @@ What = TaskSetChange.What
 def task_set_change_record(*, task_set: TaskSet, actor, what: str, details: dict | None = None) -> TaskSetChange:
     return TaskSetChange.objects.create(task_set=task_set, actor=actor if getattr(actor, "pk", None) else None,
                                         what=what, details=details or {})
+
+
+def _task_set_description_check(description: str | None) -> None:
+    if description is not None and len(description) > DESCRIPTION_MAX_CHARS:
+        raise ServiceError(f"{len(description):,} characters; at most {DESCRIPTION_MAX_CHARS:,}", field="description")
 
 
 def _task_set_name_check(name: str) -> None:
@@ -36,6 +42,7 @@ def task_set_create_matching(*, name: str, tasks, description: str = "", user=No
     can post, and reading them back in batches keeps SQLite under its bound-variable limit.
     """
     _task_set_name_check(name)
+    _task_set_description_check(description)
     task_pks = list(tasks.filter(status=SynthesizedTask.Status.APPROVED).order_by().values_list("pk", flat=True))
     if not task_pks:
         raise ServiceError("no approved task matches the filter", field=field)
@@ -50,6 +57,7 @@ def task_set_create_matching(*, name: str, tasks, description: str = "", user=No
 @transaction.atomic
 def task_set_create(*, name: str, task_ids: list[str], description: str = "", user=None) -> TaskSet:
     _task_set_name_check(name)
+    _task_set_description_check(description)
     tasks = list(SynthesizedTask.objects.filter(task_id__in=task_ids))
     missing = sorted(set(task_ids) - {task.task_id for task in tasks})
     if missing:
@@ -73,6 +81,7 @@ def task_set_update(*, task_set: TaskSet, user=None, name: str | None = None, de
     change that happened is one history row; a no-op edit writes none."""
     if task_set.retired_at is not None:
         raise ServiceError(f"task set {task_set.name} is retired; restore or clone it to change it", field="name")
+    _task_set_description_check(description)
     changes = []
     if name is not None and name != task_set.name:
         _task_set_name_check(name)
@@ -114,6 +123,7 @@ def task_set_update(*, task_set: TaskSet, user=None, name: str | None = None, de
 def task_set_clone(*, task_set: TaskSet, name: str, user=None, description: str | None = None) -> TaskSet:
     """A new, live set with the same tasks (retired ones too: a clone reproduces the set as it was)."""
     _task_set_name_check(name)
+    _task_set_description_check(description)
     clone = TaskSet.objects.create(name=name, created_by=user,
                                    description=task_set.description if description is None else description)
     link = TaskSet.tasks.through

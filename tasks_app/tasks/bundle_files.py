@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from sandmle import bounded_json
 from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller
@@ -36,8 +36,14 @@ def read_head(bundle_dir: str, relative: str, *, max_bytes: int) -> bytes:
 
 
 def read_json(bundle_dir: str, relative: str) -> dict:
+    """The file's JSON object ({} when it is missing or unreadable: an imported bundle's file may be anything, and a
+    page that shows it must still open)."""
     text = read_text(bundle_dir, relative)
-    return json.loads(text) if text else {}
+    try:
+        value = bounded_json.loads(text, allow_nan=True) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def image_names(bundle_dir: str, *, limit: int = 12) -> list[str]:

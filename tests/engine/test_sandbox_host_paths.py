@@ -209,3 +209,29 @@ def test_staging_is_removed_and_the_workdir_restored(tmp_path):
     assert result.exit_code == 9 and (workdir / "kept.txt").read_text() == "x"
     sandbox.close()
     assert not staged.exists() and (public / "train.csv").exists()
+
+
+# Libraries that keep the working directory they were imported in (multiprocessing.process.ORIGINAL_DIR, its fork
+# multiprocess's, rich._IMPORT_CWD): preloaded in a zygote, each would hold the zygote's host folder for every step.
+CWD_KEEPERS = ("multiprocessing", "multiprocess", "rich", "joblib")
+
+
+def test_warm_step_objects_hold_no_host_path_even_from_libraries_that_keep_their_import_cwd(tmp_path):
+    task_dir = tmp_path / "data-dir-marker" / "tasks" / "task-id-marker"
+    (task_dir / "public").mkdir(parents=True)
+    workdir = tmp_path / "data-dir-marker" / "episodes" / "episode-marker" / "workdir"
+    with SandboxPool(max_zygotes=1, steps_per_zygote=1000, preload=CWD_KEEPERS) as keepers_pool:
+        sandbox = Sandbox(public_dir=task_dir / "public", workdir=workdir, limits=LIMITS, pool=keepers_pool)
+        sandbox.run_shell("true")
+        zygote_state = str(keepers_pool._idle[0].state_dir)
+        needles = host_markers(task_dir, workdir) + [zygote_state, "sandmle-zygote-", "/sys/fs/cgroup"]
+        result = sandbox.run_python(FRAME_WALKER.replace("REVERSED_NEEDLES",
+                                                         json.dumps([needle[::-1] for needle in needles])))
+        # The libraries are there, and what they kept is a path of the step's own world.
+        kept = sandbox.run_python("import sys, multiprocessing.process as mp\n"
+                                  "print(mp.ORIGINAL_DIR, sys.modules['rich']._IMPORT_CWD)")
+        sandbox.close()
+    assert result.termination == "ok", result
+    assert result.stdout.strip().endswith("FOUND []"), result.stdout
+    assert kept.termination == "ok", kept
+    assert kept.stdout.split() == ["/workdir", "/workdir"], kept.stdout

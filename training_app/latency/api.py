@@ -7,12 +7,13 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator, IsViewer
 from sandmle_web.errors import ServiceError
+from sandmle_web.parsers import BoundedJSONParser
 from tasks_app.models import Seed, SynthesizedTask
 from training_app.latency import selectors, services
 from training_app.latency.uploads import limit_table_upload
@@ -24,7 +25,7 @@ from training_app.latency.serializers import LatencyStudyInput, LatencyStudyOutp
 class LatencyStudyListApi(ListAPIView):
     permission_classes = [IsViewer]
     serializer_class = LatencyStudyOutput
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
 
     def get_queryset(self):
         return selectors.latency_study_list()

@@ -78,7 +78,7 @@ def _config_values(*, kind: str, task_set: TaskSet, model: str, settings_values:
                    output_dir: Path, name: str = "", eval_task_set: TaskSet | None = None) -> dict:
     names = GRPO_SETTINGS if kind == "grpo" else SFT_SETTINGS
     values = {key: settings_values[key] for key in names if settings_values.get(key) is not None}
-    values |= {"model": model, "output_dir": str(output_dir), "run_name": name.strip() or None,
+    values |= {"model": model, "output_dir": str(output_dir), "run_name": name.strip() or values.get("run_name"),
                "lora": {"r": lora_r, "alpha": 2 * lora_r} if lora_r else None}
     if kind == "grpo":
         values["tasks"] = sorted(str(task.bundle_dir) for task in task_set.tasks.all())
