@@ -129,3 +129,17 @@ def test_coverage_names_each_way_a_run_plays_differently():
     old = {key: value for key, value in coverage.items() if key != "version"}
     assert coverage_gaps(old, play=PlaySettings(scaffold="react"), tasks={"t": "d"}) == [RECORDED_BEFORE]
     assert coverage_gaps({}, play=PlaySettings(scaffold="react"), tasks={"t": "d"}) == [RECORDED_BEFORE]
+
+
+def test_the_cli_plays_the_dialect_and_feedback_it_is_given(tmp_path, capsys):
+    from sandmle.cli import main
+
+    task = make_bundle(tmp_path / "tasks", kind="binary", seed=0)
+    out = tmp_path / "cli"
+    assert main(["audit", str(task), "--scaffold", "react", "--attack", "feedback_probe", "--scaffold-option",
+                 "react.dialect=sandmle", "--feedback", "score_answers", "--out", str(out)]) == 1
+    saved = json.loads((out / "audit.json").read_text())
+    assert saved["scaffold_options"] == {"react": {"dialect": "sandmle"}} and saved["feedback"] == ["score_answers"]
+    assert "carry private information" in capsys.readouterr().err
+    assert main(["audit", str(task), "--scaffold", "aide", "--scaffold-option", "dialect=sandmle",
+                 "--out", str(out)]) == 2
