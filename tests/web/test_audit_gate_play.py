@@ -204,11 +204,14 @@ def test_an_sft_run_takes_only_its_scaffolds_conversations_and_needs_them_audite
 
     capture = django_capture_on_commit_callbacks
     gate, _ = gate_sets
-    for scaffold in ("react", "aide"):
+    # A short AIDE tree is enough: its review turns are what must stay out of a ReAct dataset.
+    for scaffold, options in (("react", None), ("aide", {"steps": 2, "num_drafts": 1})):
         with capture(execute=False):
             batch = rollout_services.rollout_batch_create(task_set=gate, scaffold=scaffold, policy="baseline",
-                                                          samples=1, user=users["curator"])
+                                                          samples=1, scaffold_options=options, user=users["curator"])
         assert rollout_services.rollout_batch_execute(batch_id=batch.id, worker="test") is True
+    aide_records = [row.record for row in batch.trajectories.all()]
+    assert any("is_bug" in (turn.get("text") or "") for record in aide_records for turn in record["turns"])
     _audit(api_for, capture)
     with capture(execute=False):
         run = training_services.training_run_create(task_set=gate, kind="sft", model="models/any", steps=1,
