@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from sandmle.agents.scaffolds.react import OPENING_THINK
 from sandmle.agents.scaffolds.base import SCORING_FEEDBACK, EpisodeBudgetExceeded, EpisodeContext
-from sandmle.agents.scaffolds.replies import split_thinking
+from sandmle.agents.scaffolds.replies import OPENING_THINK, split_thinking
 
 LAST_CODE_BLOCK = re.compile(r"<code>(?!.*<code>)(.*?)</code>", re.S | re.I)
 ANY_CODE_BLOCK = re.compile(r"<code>(.*?)</code>", re.S | re.I)
