@@ -143,3 +143,34 @@ def test_the_cli_plays_the_dialect_and_feedback_it_is_given(tmp_path, capsys):
     assert "carry private information" in capsys.readouterr().err
     assert main(["audit", str(task), "--scaffold", "aide", "--scaffold-option", "dialect=sandmle",
                  "--out", str(out)]) == 2
+
+
+def test_an_adaptive_runs_successors_are_audited_as_the_run_plays(iris_results, tmp_path):
+    """The studio's gate lets an adaptive run pass because each successor is audited on the run's scaffold, options
+    and feedback before the draw: the controller hands them on, and the successor's audit plays them."""
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.frontier_controller import FrontierController
+    from sandmle.rl.successor_jobs import audit_problems
+
+    tasks = [result.bundle_dir for result in iris_results]
+    config = load_train_config({"model": "m", "tasks": [str(t) for t in tasks], "output_dir": str(tmp_path / "run"),
+                                "environments": "adaptive", "frontier_evidence": 4, "group_size": 2,
+                                "tasks_per_step": 1, "steps": 100, "feedback": "score_answers",
+                                "scaffold_options": {"dialect": "sandmle"}})
+    from concurrent.futures import Future
+
+    requests = []
+
+    def held(fn, **kwargs):  # kept unfinished: only what the controller asks for is checked here
+        requests.append(kwargs)
+        return Future()
+
+    controller = FrontierController(tasks, config=config, out_dir=tmp_path / "env", submit=held)
+    controller.record(0, [1.0, 1.0, 1.0, 1.0])
+    controller.after_step(1, lambda slot: None)
+    assert requests and requests[0]["scaffold_options"] == {"dialect": "sandmle"}
+    assert requests[0]["feedback"] == "score_answers"
+    task = make_bundle(tmp_path / "successor", kind="binary", seed=0)
+    problems = audit_problems(task, scaffold="react", out_dir=tmp_path / "audits", feedback="score_answers",
+                              scaffold_options={"dialect": "sandmle"})
+    assert problems and all(problem.startswith("feedback_probe on react:") for problem in problems), problems

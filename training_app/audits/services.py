@@ -152,7 +152,7 @@ def audit_execute(*, audit_id: int, worker: str = "") -> bool:
     return True
 
 
-def run_play_settings(config) -> PlaySettings:
+def run_play_settings(*, config) -> PlaySettings:
     """How a run (its engine TrainConfig) plays its episodes: the settings an audit must have played to vouch for it.
 
     An SFT run plays no episodes: its conversations come from one scaffold in one dialect (the dataset is filtered to
@@ -170,7 +170,7 @@ def training_audit_gate(*, task_set: TaskSet, config, eval_task_set: TaskSet | N
     attack, the way the run plays: scaffold, its options, feedback, reward and judge; and exactly the set's tasks at
     their current content; and the same of the evaluation set); with SANDMLE_REQUIRE_AUDIT set, a launch that would
     warn is refused instead (ServiceError on task_set)."""
-    play = run_play_settings(config)
+    play = run_play_settings(config=config)
     warnings = [selectors.audit_warning(task_set=task_set, play=play)]
     if eval_task_set is not None and eval_task_set.id != task_set.id:
         # Evaluation episodes play the run's checkpoints on these tasks with the same settings: the same holes.
