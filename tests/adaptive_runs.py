@@ -13,7 +13,7 @@ HIDDEN_RULE_MARK = "successor-rule-canary-7731"
 
 
 def instant_successor(*, parent_dir: str, level: int, out_dir: str, reason: str, rng: int, review: str,
-                      scaffold: str) -> dict:
+                      scaffold: str, scaffold_options: dict | None = None, feedback: str | None = None) -> dict:
     """What make_successor returns for a validated successor, made as a copy of the parent (no calibration)."""
     parent = json.loads((Path(parent_dir) / "task.json").read_text())
     lineage = parent.get("lineage") or {"root": parent["task_id"], "root_spec": parent["spec"]}

@@ -1,5 +1,6 @@
-"""The scripted attacker: plays an attack's steps in whatever reply grammar the scaffold asks for, and lies in every
-review (no bug, each node better than the last), as a policy that found the hole would."""
+"""The scripted attacker: plays an attack's steps in whatever reply grammar the scaffold asks for (react's studio and
+sandmle dialects, the tree scaffolds' markdown, MLE-Dojo's JSON), and lies in every review (no bug, each node better
+than the last), as a policy that found the hole would."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from sandmle.agents.policies.base import PolicyReply, SamplingParams
 from sandmle.audit.registry import Code, Feedback, Raw, Step
 
 FORMAT_IN_PROMPT = re.compile(r"REPLY FORMAT: (\w+)")
+# SandMLE's released Score tool, called as its agent calls it (react_sandmle.py reads the name, not the id).
+SANDMLE_SCORE_CALL = ('<tool_call>\n{"name": "Score", "arguments": {"competition_id": "task"}}\n</tool_call>')
 
 
 class AttackPolicy:
@@ -61,16 +64,27 @@ def _render(step: Step, reply_format: str, observations: list[str]) -> str | Non
     if isinstance(step, Raw):
         return step.replies.get(reply_format)
     if isinstance(step, Feedback):
+        if reply_format == "react_sandmle":  # its one feedback tool: Score (format only under feedback validate)
+            return f"<think>Check it.</think>\n{SANDMLE_SCORE_CALL}"
         return f"<think>Check it.</think><{step.mode}/>" if reply_format == "react" else None
     code = step.source(observations) if callable(step.source) else step.source
     if reply_format == "react":
         return f"<think>{step.why}</think><python>{code}</python>"
+    if reply_format == "react_sandmle":
+        return f"<think>{step.why}</think>\n{sandmle_code_call(code)}"
     if reply_format == "mle_agent":
         return json.dumps({"action": "execute_code", "code": code})
     return f"Plan: {step.why}.\n\n```python\n{code}```"
 
 
+def sandmle_code_call(code: str) -> str:
+    """A PythonInterpreter call in SandMLE's released grammar."""
+    return f"<tool_call>\npython\n<code>\n{code}\n</code>\n</tool_call>"
+
+
 def _finish(reply_format: str) -> str:
+    if reply_format == "react_sandmle":
+        return "<think>Done.</think>\n<answer>submission</answer>"
     if reply_format == "react":
         return "<think>Done.</think><answer>submission.csv</answer>"
     if reply_format == "mle_agent":

@@ -28,7 +28,8 @@ class Feedback:
 
 @dataclass(frozen=True)
 class Raw:
-    """A reply written out per reply format (react, mle_agent, aide, aira); formats not named reply with nothing."""
+    """A reply written out per reply format (react, react_sandmle, mle_agent, aide, aira); formats not named reply
+    with nothing."""
 
     replies: dict[str, str]
 

@@ -49,14 +49,38 @@ class AuditConfig:
     judge: Any = None
     # The reward scheme the degenerate solutions are judged under: a tier it pays breaks the task.
     reward: str = "dense"
+    # How a run plays, so that the audit plays it too: {scaffold: options} (react's dialect studio or sandmle) and
+    # one feedback mode for every episode (None: each attack's own, the public score).
+    scaffold_options: dict[str, dict] = field(default_factory=dict)
+    feedback: str | None = None
 
     def __post_init__(self) -> None:
+        from sandmle.agents.scaffolds.base import FEEDBACK_MODES
+        from sandmle.agents.scaffolds.options import BUDGET_OPTIONS, check_scaffold_options
+
         check_scheme(self.reward)
         unknown = [name for name in self.scaffolds if name not in SCAFFOLDS]
         if unknown or not self.scaffolds:
             raise UsageError(f"unknown scaffold {unknown[0] if unknown else '(none)'!r}: expected {', '.join(SCAFFOLDS)}")
         if self.concurrency < 1 or self.step_timeout_s <= 0 or self.memory_mb < 512:
             raise UsageError("concurrency must be at least 1, the step timeout positive and memory at least 512 MB")
+        if self.feedback is not None and self.feedback not in FEEDBACK_MODES:
+            raise UsageError(f"feedback {self.feedback!r}: expected one of {', '.join(FEEDBACK_MODES)}")
+        checked = {}
+        for scaffold, options in (self.scaffold_options or {}).items():
+            if scaffold not in self.scaffolds:
+                raise UsageError(f"scaffold options for {scaffold}, which the audit does not play "
+                                 f"({', '.join(self.scaffolds)})")
+            checked[scaffold] = check_scaffold_options(scaffold, options)
+            # Each attack sets its own episode budgets (its turns, the audit's timeouts): none may come from here.
+            budgets = sorted(set(checked[scaffold]) & set(BUDGET_OPTIONS))
+            if budgets:
+                raise UsageError(f"scaffold option {budgets[0]!r} of {scaffold}: an audit sets episode budgets itself")
+        self.scaffold_options = checked
+
+    def feedback_modes(self, attacks: list[Attack]) -> list[str]:
+        """The feedback modes the audit's episodes play."""
+        return sorted({self.feedback or attack.feedback for attack in attacks})
 
 
 @dataclass
@@ -75,6 +99,8 @@ class AuditReport:
     changed_outside: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     reward_scheme: str = "dense"
+    scaffold_options: dict = field(default_factory=dict)
+    feedback: list[str] = field(default_factory=list)
     family_scaffold: list[dict] = field(default_factory=list)
     verdict: str = ""
     wall_s: float = 0.0
@@ -140,7 +166,8 @@ def run_audit(
     started, started_at = time.monotonic(), datetime.now(timezone.utc).isoformat(timespec="seconds")
     report = AuditReport(started_at=started_at, tasks=[task_id_of(t) for t in task_dirs], scaffolds=list(config.scaffolds),
                          attacks=[{"name": a.name, "family": a.family, "tries": a.tries, "every_scaffold": a.every_scaffold}
-                                  for a in attacks], skipped=skipped, reward_scheme=config.reward)
+                                  for a in attacks], skipped=skipped, reward_scheme=config.reward,
+                         scaffold_options=dict(config.scaffold_options), feedback=config.feedback_modes(attacks))
     data_dirs = sorted({str(task.resolve().parent) for task in task_dirs})
     scratch = owned_temp_dir("sandmle-audit-")
     own_pool = pool is None
@@ -224,8 +251,10 @@ def play_attack(task: Path, scaffold: str, attack: Attack, *, target: AttackTarg
     steps = attack.steps(target)
     policy = AttackPolicy(steps, attack=attack.name, is_lower_better=target.is_lower_better)
     nodes = code_steps(steps) + 1
-    options = {"steps": nodes, "num_drafts": nodes, "debug_prob": 0.0} if scaffold in ("aide", "aira") else {}
-    episode = EpisodeConfig(feedback=attack.feedback, max_turns=attack.options.get("max_turns", len(steps) + 2),
+    options = dict(config.scaffold_options.get(scaffold, {}))
+    if scaffold in ("aide", "aira"):  # a tree grows a node per code step, no debugging between them
+        options |= {"steps": nodes, "num_drafts": nodes, "debug_prob": 0.0}
+    episode = EpisodeConfig(feedback=config.feedback or attack.feedback, max_turns=attack.options.get("max_turns", len(steps) + 2),
                             time_budget_s=config.time_budget_s, step_timeout_s=config.step_timeout_s,
                             memory_mb=config.memory_mb, scaffold_options=options,
                             rubric_judge=config.judge if attack.needs_judge else None)

@@ -106,19 +106,23 @@ def honest_format_rate(trajectory: dict) -> float:
     """The share of policy turns that follow the scaffold's reply grammar, re-parsed from their text; a react turn
     must also open with a non-empty <think> (SandMLE's definition of the format reward)."""
     scaffold = trajectory["scaffold"]
+    dialect = ((trajectory.get("extra") or {}).get("scaffold_options") or {}).get("dialect", "studio")
     turns = [turn for turn in trajectory.get("turns") or [] if turn["role"] == "assistant"]
     if not turns:
         return 0.0
-    return sum(_well_formed(scaffold, turn) for turn in turns) / len(turns)
+    return sum(_well_formed(scaffold, turn, dialect=dialect) for turn in turns) / len(turns)
 
 
-def _well_formed(scaffold: str, turn: dict) -> bool:
+def _well_formed(scaffold: str, turn: dict, *, dialect: str = "studio") -> bool:
     text = turn.get("text") or ""
     if turn.get("kind") == "review":
         try:
             return isinstance(json.loads(text[text.find("{"): text.rfind("}") + 1]), dict)
         except ValueError:
             return False
+    if scaffold == "react" and dialect == "sandmle":  # SandMLE's own rule: the turn opens with a non-empty <think>
+        opening = OPENS_WITH_THINK.match(text)
+        return bool(opening and opening.group(1).strip())
     if scaffold == "react":
         opening = OPENS_WITH_THINK.match(text)
         return bool(opening and opening.group(1).strip()) and len(react.parse_reply(text)[1]) == 1

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.agents.scaffolds.base import FEEDBACK_MODES
 from sandmle.commands.llm_args import chat_client_from
 from sandmle.errors import UsageError
 
@@ -27,6 +28,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--reward", choices=("dense", "sparse"), default="dense",
                         help="the scheme training will use: a degenerate solution reaching a tier it pays breaks the "
                              "task (dense pays the median tier upward, sparse gold only; default dense)")
+    parser.add_argument("--scaffold-option", action="append", default=[], metavar="[SCAFFOLD.]KEY=VALUE",
+                        help="play as a run would: a scaffold option (e.g. react.dialect=sandmle); repeatable")
+    parser.add_argument("--feedback", choices=FEEDBACK_MODES,
+                        help="the feedback every episode plays (default: each attack's own, the public score); "
+                             "score_answers grades against the real answers, as SandMLE's released Score tool")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--step-timeout", type=float, default=5.0, help="seconds per sandbox step")
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory limit of a step")
@@ -46,7 +52,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.task_dirs:
         raise UsageError("name at least one TASK_DIR (or --list)")
-    config = AuditConfig(scaffolds=tuple(args.scaffolds or SCAFFOLDS), attacks=tuple(args.attacks),
+    from sandmle.agents.scaffolds.options import parse_option_pairs
+
+    scaffolds = tuple(args.scaffolds or SCAFFOLDS)
+    config = AuditConfig(scaffolds=scaffolds, attacks=tuple(args.attacks),
+                         scaffold_options=parse_option_pairs(args.scaffold_option, list(scaffolds)),
+                         feedback=args.feedback,
                          families=tuple(args.families), concurrency=args.concurrency,
                          step_timeout_s=args.step_timeout, memory_mb=args.memory_mb, reward=args.reward,
                          judge=chat_client_from(args.judge_url, args.judge_model, key_env=args.judge_key_env,

@@ -76,6 +76,10 @@ class FrontierController:
         self.timeout_s = config.successor_timeout_s
         self.threshold = config.success_threshold
         self.scaffold = config.scaffold
+        # The successors' audit plays as the run plays (react's dialect, the feedback mode): the studio's launch gate
+        # lets an adaptive run pass on that promise.
+        self.scaffold_options = dict(config.scaffold_options or {})
+        self.feedback = config.feedback
         self.seed = config.seed
         self.out_dir = Path(out_dir)
         self.slots = []
@@ -172,7 +176,8 @@ class FrontierController:
     def _start(self, pending: Pending) -> None:
         pending.started = time.monotonic()
         kwargs = {"parent_dir": pending.parent_dir, "level": pending.level, "out_dir": str(self.out_dir),
-                  "reason": pending.reason, "rng": pending.rng, "review": self.review, "scaffold": self.scaffold}
+                  "reason": pending.reason, "rng": pending.rng, "review": self.review, "scaffold": self.scaffold,
+                  "scaffold_options": self.scaffold_options, "feedback": self.feedback}
         self.futures[id(pending)] = (self._submit or self._pool_submit)(make_successor, **kwargs)
 
     def _pool_submit(self, fn: Callable, **kwargs) -> Future:

@@ -21,8 +21,13 @@ class TaskSetAudit(Job):
     passed = models.BooleanField(null=True, blank=True)
     # The scheme degenerate solutions are judged under (a tier it pays breaks a task): dense pays every tier.
     reward_scheme = models.CharField(max_length=16, default="dense")
-    # What the audit played (sandmle.audit.coverage.coverage_record): attacks, scaffolds, each task's bundle digest
-    # and the reward scheme; the training gate vouches for exactly that. {} for audits made before it was kept.
+    # How its episodes play, as a run would: {scaffold: options} (react's dialect) and one feedback mode for every
+    # episode ("": each attack's own, the public score).
+    scaffold_options = models.JSONField(default=dict, blank=True)
+    feedback = models.CharField(max_length=16, blank=True, default="")
+    # What the audit played (sandmle.audit.coverage.coverage_record): attacks, scaffolds and their settings, feedback
+    # modes, reward scheme and judge, task sets and each task's bundle digest; the training gate vouches for exactly
+    # that. {} (or a record without a version) for audits made before it was kept.
     coverage = models.JSONField(default=dict, blank=True)
     queue = models.CharField(max_length=16, default="sandbox")
     task_names = ("workers.audits.run_task_set_audit",)

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from sandmle.agents.scaffolds import SCAFFOLDS
+from sandmle.agents.scaffolds.base import FEEDBACK_MODES
 from training_app.audits import selectors
 from training_app.audits.models import AuditVerdict, DegenerateScore, TaskSetAudit
 
@@ -17,6 +18,13 @@ class TaskSetAuditInput(serializers.Serializer):
     attacks = serializers.ListField(child=serializers.CharField(max_length=80), required=False, default=list,
                                     help_text="attack names (default: every attack that needs no judge); an audit of "
                                               "fewer is partial and opens no training gate")
+    scaffold_options = serializers.DictField(
+        child=serializers.DictField(), required=False, default=dict,
+        help_text='{scaffold: {option: value}}, how the scaffolds play as a run would (e.g. {"react": {"dialect": '
+                  '"sandmle"}}); checked by the scaffolds\' validator')
+    feedback = serializers.ChoiceField(choices=FEEDBACK_MODES, required=False, allow_blank=True, default="",
+                                       help_text="the feedback every episode plays (blank: each attack's own, the "
+                                                 "public score); score_answers grades against the real answers")
     reward_scheme = serializers.ChoiceField(choices=["dense", "sparse"], default="dense",
                                             help_text="degenerate solutions break a task when this scheme pays "
                                                       "their tier (dense pays every tier; only a dense audit "
@@ -31,7 +39,7 @@ class TaskSetAuditOutput(serializers.ModelSerializer):
 
     class Meta:
         model = TaskSetAudit
-        fields = ["id", "task_set", "scaffolds", "attacks", "reward_scheme", "planned", "queue", "state", "progress",
+        fields = ["id", "task_set", "scaffolds", "scaffold_options", "feedback", "attacks", "reward_scheme", "planned", "queue", "state", "progress",
                   "progress_message", "error", "passed", "partial", "coverage", "summary", "created_at",
                   "started_at", "finished_at"]
 

@@ -29,13 +29,22 @@ class AuditList(JobListPage):
         return {"task_set_names": list(task_set_selectors.task_set_list().values_list("name", flat=True))}
 
     def initial(self) -> dict:
-        return {"task_set": self.request.GET.get("task_set", "")}
+        # The set page's links name a set; the training form's "audit these settings" also names how its run plays.
+        query = self.request.GET
+        initial = {"task_set": query.get("task_set", "")}
+        if query.getlist("scaffolds"):
+            initial["scaffolds"] = query.getlist("scaffolds")
+        for key in ("scaffold_options", "feedback", "reward_scheme"):
+            if query.get(key):
+                initial[key] = query[key]
+        return initial
 
     def create(self, form):
         fields = form.cleaned_data
         return services.audit_create(task_set=task_set_selectors.task_set_get(name=fields["task_set"]),
                                      scaffolds=fields["scaffolds"], reward_scheme=fields["reward_scheme"],
-                                     user=self.request.user)
+                                     scaffold_options=fields.get("scaffold_options") or {},
+                                     feedback=fields.get("feedback") or "", user=self.request.user)
 
     def jobs(self):
         return selectors.audit_list()

@@ -62,15 +62,19 @@ def is_tiny_random_model(model_dir: str) -> bool:
 
 
 def _sft_dataset(task_set: TaskSet, path: Path, *, scaffold: str, scaffold_options: dict) -> Path:
-    """The task set's stored rollout trajectories as a conversational dataset (the paper's SFT baseline); with
-    scaffold options (react's dialect), only that scaffold's conversations in that dialect: the one the run trains in."""
+    """The task set's stored rollout trajectories as a conversational dataset (the paper's SFT baseline): only the
+    run's scaffold's conversations, and react's in the run's dialect (studio unless its options say otherwise): the
+    grammar the run trains in, and the one the audit gate compared (another scaffold's conversation, an AIDE review
+    say, would train a grammar no audit of the run's settings played)."""
+    from sandmle.audit.coverage import played_options
     from sandmle.rl.sft import export_sft_dataset
 
+    dialect_options = {"dialect": played_options(scaffold, scaffold_options)["dialect"]} if scaffold == "react" else None
     records = (row.record for row in Trajectory.objects.filter(batch__task_set=task_set).iterator())
-    if not export_sft_dataset(records, path, scaffold=scaffold if scaffold_options else None,
-                              scaffold_options=scaffold_options or None):
-        raise ServiceError("the task set has no rollout trajectories with assistant turns to fine-tune on",
-                           field="task_set")
+    if not export_sft_dataset(records, path, scaffold=scaffold, scaffold_options=dialect_options):
+        raise ServiceError(f"the task set has no {scaffold} rollout trajectories"
+                           + (f" in the {dialect_options['dialect']} dialect" if dialect_options else "")
+                           + " with assistant turns to fine-tune on", field="task_set")
     return path
 
 
@@ -132,10 +136,11 @@ def training_run_create(*, task_set: TaskSet, kind: str = "grpo", model: str, lo
     refused_endpoint = endpoint_settings_refusal(config.values, key_env_named=key_env_named)  # after a preset's values
     if refused_endpoint is not None:
         raise refused_endpoint
-    # A set never audited, whose last audit failed, or whose audit does not cover this run (an attack, a scaffold,
-    # a task added or changed since) warns, or is refused under SANDMLE_REQUIRE_AUDIT.
-    audit_warning = training_audit_gate(task_set=task_set, scaffolds=[getattr(config, "scaffold", "react")],
-                                        reward=getattr(config, "reward", "dense"))
+    # A set (or evaluation set) never audited, whose last audit failed, or whose audit does not cover how this run
+    # plays (an attack, the scaffold or its options, the feedback, the reward's judge, a task added or changed
+    # since) warns, or is refused under SANDMLE_REQUIRE_AUDIT.
+    audit_warning = training_audit_gate(task_set=task_set, config=config,
+                                        eval_task_set=eval_task_set if kind == "grpo" else None)
     # The model after the engine's checks, whose messages name every other key.
     if refused_model is not None:
         raise refused_model

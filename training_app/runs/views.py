@@ -12,8 +12,10 @@ from django.shortcuts import redirect, render
 from accounts.permissions import role_required
 from accounts.roles import Role, has_role
 from sandmle_web.id_params import row_ids
+from sandmle_web.errors import ServiceError
 from training_app.adaptive.charts import lineage_figure
 from training_app.adaptive.selectors import adaptive_view, frontier_now
+from training_app.audits.selectors import audit_prefill_url
 from training_app.models import TrainingMetric, TrainingRun
 from training_app.runs import charts, selectors, services
 from training_app.runs.charts import metric_figures
@@ -43,7 +45,13 @@ class TrainingRunList(JobListPage):
 
     def create(self, form):
         fields = form.launch_values()
-        run = services.training_run_create(task_set=task_set_of(fields), user=self.request.user, **fields)
+        self.audit_links = _audit_links(fields)  # shown if the gate refuses the launch
+        try:
+            run = services.training_run_create(task_set=task_set_of(fields), user=self.request.user, **fields)
+        except ServiceError as error:
+            if error.field != "task_set" or "audit" not in str(error):
+                self.audit_links = []
+            raise
         if run.audit_warning:
             messages.warning(self.request, f"Launched, but {run.audit_warning}.")
         return run
@@ -52,7 +60,19 @@ class TrainingRunList(JobListPage):
         return TrainingRun.objects.select_related("task_set").defer("result").order_by("-created_at", "-id")
 
     def extra_context(self) -> dict:
-        return {"presets": RUN_PRESETS, "start_from": self.start_from}
+        return {"presets": RUN_PRESETS, "start_from": self.start_from, "audit_links": getattr(self, "audit_links", [])}
+
+
+def _audit_links(fields: dict) -> list[tuple[str, str]]:
+    """(task set, audit form address) for the run's set and its evaluation set, each filled with how the run plays:
+    the preset's scaffold, options and feedback under the values sent (as load_train_config applies them)."""
+    from sandmle.rl.presets import preset_values
+
+    played = preset_values(fields["preset"]) if fields.get("preset") in RUN_PRESETS else {}
+    played |= {key: fields[key] for key in ("scaffold", "scaffold_options", "feedback")
+               if fields.get(key) not in (None, "", {})}
+    names = [fields.get("task_set"), fields.get("eval_task_set")]
+    return [(name, audit_prefill_url(task_set=name, settings=played)) for name in dict.fromkeys(names) if name]
 
 
 training_run_list = TrainingRunList.as_view()
@@ -87,6 +107,7 @@ def training_run_detail(request, run_id):
     return render(request, "training/runs/training_run_detail.html", {
         "adaptive": adaptive, "frontier": frontier_now(run) if adaptive else None,
         "run": run, "steps": metrics, "checkpoints": selectors.checkpoints_with_provenance(run),
+        "audit_these_settings": audit_prefill_url(task_set=run.task_set.name, settings=run.config or {}),
         "recipe": selectors.training_run_recipe(run), "reply_menu": selectors.run_reply_menu(run),
         "config_items": sorted(training_run_shown_config(
             run, show_host_paths=has_role(request.user, Role.ADMIN)).items()),

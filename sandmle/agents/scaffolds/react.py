@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 
 from sandmle.agents.scaffolds.base import EpisodeBudgetExceeded, EpisodeContext
-from sandmle.agents.scaffolds.replies import split_thinking
+from sandmle.agents.scaffolds.replies import OPENING_THINK, split_thinking
 
 TOOL_PATTERN = re.compile(r"<python>(.*?)</python>|<(validate|score)\s*/>|<answer>(.*?)</answer>", re.S)
 THINK_PATTERN = re.compile(r"<think>(.*?)</think>", re.S)
-OPENING_THINK = re.compile(r"\s*<think>(.*?)</think>", re.S)
 
 
 def system_prompt(feedback: str) -> str:

@@ -7,7 +7,7 @@ import json
 import re
 
 from sandmle.agents.scaffolds.base import SCORING_FEEDBACK, EpisodeBudgetExceeded, EpisodeContext
-from sandmle.agents.scaffolds.replies import split_thinking
+from sandmle.agents.scaffolds.replies import OPENING_THINK, split_thinking
 
 LAST_CODE_BLOCK = re.compile(r"<code>(?!.*<code>)(.*?)</code>", re.S | re.I)
 ANY_CODE_BLOCK = re.compile(r"<code>(.*?)</code>", re.S | re.I)
@@ -195,8 +195,10 @@ def run(context: EpisodeContext) -> str:
         except EpisodeBudgetExceeded:
             return "time_budget"
         thinking, answer = split_thinking(reply.text)
-        # SandMLE's format reward counts turns that open with a non-empty <think>.
-        turn.well_formed = bool(thinking)
+        # SandMLE's format reward counts turns that open with a non-empty <think>: a <think> written after the call
+        # (the audit's format_without_work plays one) is thinking, but earns no format credit.
+        opening = OPENING_THINK.match(reply.text)
+        turn.well_formed = bool(opening and opening.group(1).strip())
         if "<tool_response>" in answer:  # a reply that writes its own tool response is cut there
             answer = answer[: answer.index("<tool_response>")]
         content = reply.text if "<tool_response>" not in reply.text else reply.text[: reply.text.index("<tool_response>")]

@@ -11,6 +11,8 @@ import json
 import re
 
 THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.S)
+# SandMLE's format reward counts a turn only if the reply opens with a non-empty <think> block (both react dialects).
+OPENING_THINK = re.compile(r"\s*<think>(.*?)</think>", re.S)
 JSON_FENCE = re.compile(r"```json\s*\n?(.*?)```", re.S)
 
 

@@ -108,7 +108,10 @@ def demo_grpo_task_set(*, task_set: TaskSet, user: User) -> TaskSet:
 def demo_audit(*, task_set: TaskSet, user: User, timeout: float, write) -> TaskSetAudit:
     """Audit the set the demo trains on, as the gate asks before any training run (SANDMLE_REQUIRE_AUDIT, on by
     default): every attack that needs no judge, on the scaffold the run plays."""
-    covered = not audit_selectors.audit_warning(task_set=task_set, scaffolds=["react"], reward="dense")
+    from sandmle.audit.coverage import PlaySettings
+
+    # cpu-smoke plays react in the studio dialect with the Score tool on the public split, under the dense reward.
+    covered = not audit_selectors.audit_warning(task_set=task_set, play=PlaySettings(scaffold="react"))
     audit = audit_selectors.last_audit(task_set=task_set) if covered else None
     if audit is None:  # a rerun of the demo keeps the audit that still covers its set
         audit = audit_services.audit_create(task_set=task_set, scaffolds=["react"], user=user)
