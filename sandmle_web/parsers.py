@@ -1,4 +1,4 @@
-"""The API's JSON parser: DRF's, with the nesting bound of sandmle.bounded_json.
+"""The API's JSON parser: DRF's, with the nesting bound of sandmle.untrusted.bounded_json.
 
 json.load recurses once per level, so an anonymous 10 KB body of "[[[[" on /api/token/ was a RecursionError and a
 500. The body is counted first and refused past MAX_DEPTH with a 400 that says so. Every API view parses JSON through
@@ -12,7 +12,7 @@ import io
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from sandmle.bounded_json import MAX_DEPTH, TooDeeplyNested, check_depth
+from sandmle.untrusted.bounded_json import MAX_DEPTH, TooDeeplyNested, check_depth
 
 
 class BoundedJSONParser(JSONParser):

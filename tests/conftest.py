@@ -100,16 +100,20 @@ def stored_tasks(db, users, iris_results):
 
 
 @pytest.fixture
-def task_set(users, stored_tasks):
-    """The approved iris tasks as the task set `web-set`."""
+def approved_task_ids(users, stored_tasks) -> list[str]:
+    """The stored iris tasks the critic passed, approved by the reviewer; their ids in order."""
     from tasks_app.review import services as review_services
+
+    return sorted(review_services.task_approve(task=task, user=users["reviewer"]).task_id
+                  for task in stored_tasks if task.status == "pending_review")
+
+
+@pytest.fixture
+def task_set(users, approved_task_ids):
+    """The approved iris tasks as the task set `web-set`."""
     from tasks_app.task_sets import services as task_set_services
 
-    approved = []
-    for task in stored_tasks:
-        if task.status == "pending_review":
-            approved.append(review_services.task_approve(task=task, user=users["reviewer"]).task_id)
-    return task_set_services.task_set_create(name="web-set", task_ids=approved, user=users["curator"])
+    return task_set_services.task_set_create(name="web-set", task_ids=approved_task_ids, user=users["curator"])
 
 
 @pytest.fixture

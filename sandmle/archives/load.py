@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.archives import ARCHIVE_FORMATS, printable_name, without_host_paths
 from sandmle.archives.build import SANDMLE_ID_LIST
 from sandmle.archives.extract import ExtractLimits, extract_archive

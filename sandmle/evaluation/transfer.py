@@ -7,7 +7,7 @@ import io
 
 from sandmle.errors import UsageError
 from sandmle.evaluation.metrics import METRICS, cell_metrics
-from sandmle.spreadsheet import spreadsheet_safe
+from sandmle.untrusted.spreadsheet import spreadsheet_safe
 
 
 def _in_order(values) -> list[str]:

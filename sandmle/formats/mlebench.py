@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import imported_bundle
 from sandmle.formats.grade_template import grade_source, prepare_source

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.errors import UsageError
 from sandmle.formats.bundle_io import PRIVATE_NAMES, imported_bundle
 from sandmle.formats.grade_template import grade_source

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sandmle.spreadsheet import formula_cells, runs_as_formula
+from sandmle.untrusted.spreadsheet import formula_cells, runs_as_formula
 
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_COLUMNS = 1000

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.errors import UsageError
 from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 from sandmle.tasks import metrics

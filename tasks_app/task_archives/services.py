@@ -13,7 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.archives import printable_name, without_host_paths
 from sandmle.errors import UsageError
 from sandmle_web.dispatch import enqueue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.sandbox.host_files import EpisodeDir, RefusedFile
 
 MAX_TEXT_BYTES = 64 * 1024 * 1024  # a bundle's text files (description, rule, CSVs of 50-200 rows) are far smaller

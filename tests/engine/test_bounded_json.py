@@ -1,4 +1,4 @@
-"""sandmle.bounded_json: JSON we did not write is refused past MAX_DEPTH without recursing into it, brackets inside
+"""sandmle.untrusted.bounded_json: JSON we did not write is refused past MAX_DEPTH without recursing into it, brackets inside
 strings are text, and NaN is refused unless asked for; and sandmle.archives.without_host_paths, which makes an
 import's refusal read relative to the bundle."""
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from sandmle import bounded_json
+from sandmle.untrusted import bounded_json
 from sandmle.archives import without_host_paths
-from sandmle.bounded_json import MAX_DEPTH, TooDeeplyNested, nesting_depth
+from sandmle.untrusted.bounded_json import MAX_DEPTH, TooDeeplyNested, nesting_depth
 
 
 @pytest.mark.parametrize("text, depth", [

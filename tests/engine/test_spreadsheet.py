@@ -1,4 +1,4 @@
-"""The one formula-cell test (sandmle.spreadsheet), and the CSVs it guards (issue 65): a leading-space formula cell
+"""The one formula-cell test (sandmle.untrusted.spreadsheet), and the CSVs it guards (issue 65): a leading-space formula cell
 such as " =1+1" passed the report export's guard and a seed upload's check; now both look past leading whitespace."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sandmle.seeds.load import SeedError, load_csv_seed
-from sandmle.spreadsheet import formula_cells, runs_as_formula, spreadsheet_safe
+from sandmle.untrusted.spreadsheet import formula_cells, runs_as_formula, spreadsheet_safe
 
 LIVE = ["=1+1", " =1+1", "   @SUM(A1)", "\t=1", "\r+2", " \t-cmd|' /C calc'!A0", "\u00a0=1+1", "+", "\t"]
 PLAIN = ["1+1", "call at 10 - fine", "a = b", "", "   ", "x=1", "'=1+1"]

@@ -22,13 +22,11 @@ def any_checkpoint(settings):
 
 
 @pytest.fixture
-def one_task_set(users, stored_tasks):
+def one_task_set(users, approved_task_ids):
     """`gate-set` with one approved iris task; the other approved task stays out, to be added after the audit."""
-    from tasks_app.review import services as review_services
     from tasks_app.task_sets import services as task_set_services
 
-    approved = sorted(review_services.task_approve(task=task, user=users["reviewer"]).task_id
-                      for task in stored_tasks if task.status == "pending_review")
+    approved = approved_task_ids
     assert len(approved) >= 2
     return task_set_services.task_set_create(name="gate-set", task_ids=approved[:1], user=users["curator"]), approved
 

@@ -29,13 +29,11 @@ def any_checkpoint(settings):
 
 
 @pytest.fixture
-def gate_sets(users, stored_tasks):
+def gate_sets(users, approved_task_ids):
     """`gate-set` with one approved iris task and `held-out` with another, never audited."""
-    from tasks_app.review import services as review_services
     from tasks_app.task_sets import services as task_set_services
 
-    approved = sorted(review_services.task_approve(task=task, user=users["reviewer"]).task_id
-                      for task in stored_tasks if task.status == "pending_review")
+    approved = approved_task_ids
     assert len(approved) >= 2
     gate = task_set_services.task_set_create(name="gate-set", task_ids=approved[:1], user=users["curator"])
     held_out = task_set_services.task_set_create(name="held-out", task_ids=approved[1:2], user=users["curator"])

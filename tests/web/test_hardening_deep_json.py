@@ -8,7 +8,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.parsers import JSONParser
 from rest_framework.test import APIClient
 
-from sandmle.bounded_json import MAX_DEPTH
+from sandmle.untrusted.bounded_json import MAX_DEPTH
 from sandmle_web.parsers import BoundedJSONParser
 
 DEEP = "[" * 5000 + "]" * 5000
