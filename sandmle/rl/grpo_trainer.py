@@ -103,6 +103,7 @@ class SandMLEGRPOTrainer(GRPOTrainer):
         return ratio
 
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> Any:
+        self._router_loss = None  # set again by this micro-batch's forward where the model has a router loss
         if self.behaviour_correction and not self.use_vllm and "importance_sampling_ratio" in inputs:
             # TRL multiplies the token losses by inputs["importance_sampling_ratio"] only under use_vllm, the one
             # place `_compute_loss` reads it; the flag is raised for this call alone rather than fork the method.
@@ -124,7 +125,6 @@ class SandMLEGRPOTrainer(GRPOTrainer):
             normalizer = float(self.loss_normalizer)
         scale = rows * self.current_gradient_accumulation_steps * self.accelerator.num_processes / normalizer
         router = self._router_loss
-        self._router_loss = None
         if router is None:
             return loss * scale
         return (loss - router) * scale + router
