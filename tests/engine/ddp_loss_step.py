@@ -1,6 +1,7 @@
 """One GRPO step through SandMLEGRPOTrainer's own loss on a fixed batch of 16 episodes split over however many
 processes run it (torchrun, gloo on CPU): each episode's weight in the step, the step's logged loss and the gradient
-DDP leaves. test_rl_ddp_weights.py runs it in 2 processes and in 1 and compares.
+DDP leaves; then one real step of TRL's training loop on the same episodes. test_rl_ddp_weights.py runs it in 2
+processes and in 1 and compares.
 
 An episode's weight is read off the advantages: the step is on-policy (the ratio is 1), so each trained episode's
 token mean is -advantage and d(step objective)/d(advantage) is minus its weight. DDP averages the gradients over the
@@ -99,6 +100,63 @@ def step(trainer, *, per_process_count: bool = False) -> dict:
                       if p.grad is not None}}
 
 
+REWARDS = [0.1, 0.9, 0.4, 0.7, 0.2, 0.2, 0.8, 0.5, 0.3, 0.6, 0.9, 0.1, 0.0, 1.0, 0.4, 0.6]
+
+
+def train_one_step(checkpoint: Path, output_dir: Path) -> dict:
+    """One real optimizer step of TRL's loop at learning rate 0 on the same 16 episodes, returned by the rollout
+    function (each process its share, as GRPORun.rollout returns its own), scored by fixed rewards: generation, the
+    count of trained episodes, TRL's shuffle into micro-batches and DDP all as a run has them. Returns the logged
+    loss and the gradient the optimizer would have applied."""
+    import torch
+    from datasets import Dataset
+    from transformers import TrainerCallback
+
+    from sandmle.rl.config import load_train_config
+    from sandmle.rl.grpo import load_model, trainer_args
+    from sandmle.rl.grpo_trainer import SandMLEGRPOTrainer
+
+    config = load_train_config({"model": str(checkpoint), "tasks": ["t"], "output_dir": str(output_dir),
+                                "group_size": GROUP_SIZE, "tasks_per_step": TASKS_PER_STEP, "steps": 1,
+                                "learning_rate": 0.0, "save_every": 1000})
+    tokenizer, model, _ = load_model(config)
+    batch = fixed_batch()
+    lengths = batch["completion_mask"].sum(-1).tolist()
+
+    def rollout(prompts: list, trainer) -> dict:
+        share = len(prompts)
+        first = trainer.accelerator.process_index * share
+        episodes = range(first, first + share)
+        return {"prompt_ids": [batch["prompt_ids"][e].tolist() for e in episodes],
+                "completion_ids": [batch["completion_ids"][e, :lengths[e]].tolist() for e in episodes],
+                "env_mask": [batch["tool_mask"][e, :lengths[e]].tolist() for e in episodes],
+                "logprobs": [[0.0] * lengths[e] for e in episodes],
+                "episode_reward": [REWARDS[e] for e in episodes]}
+
+    seen: dict = {}
+
+    class Capture(TrainerCallback):
+        def on_pre_optimizer_step(self, args, state, control, model=None, **kwargs):
+            seen["grads"] = {name.removeprefix("module."): p.grad.detach().clone()
+                             for name, p in model.named_parameters() if p.grad is not None}
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs and "loss" in logs:
+                seen["logged_loss"] = logs["loss"]
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    dataset = Dataset.from_dict({"prompt": [f"task slot {i}" for i in range(TASKS_PER_STEP * processes)]})
+    trainer = SandMLEGRPOTrainer(model=model, reward_funcs=[lambda episode_reward, **_: episode_reward],
+                                 args=trainer_args(config), train_dataset=dataset, processing_class=tokenizer,
+                                 rollout_func=rollout, callbacks=[Capture()])
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)  # the test reads the log through Capture
+    trainer.train()
+    return {"trained_episodes": trainer._trained_episodes, **seen}
+
+
 def main(checkpoint: str, out_dir: str) -> None:
     import torch
 
@@ -108,6 +166,7 @@ def main(checkpoint: str, out_dir: str) -> None:
                "processes": trainer.accelerator.num_processes}
     trainer.loss_normalizer = FIXED_NORMALIZER
     results["fixed"] = step(trainer)
+    results["train"] = train_one_step(Path(checkpoint), Path(out_dir) / "train")
     if trainer.accelerator.is_main_process:
         torch.save(results, Path(out_dir) / "step.pt")
 

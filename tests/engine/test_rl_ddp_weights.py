@@ -1,6 +1,7 @@
 """GRPO's loss in 2 training processes (torchrun, gloo on CPU, DDP) weighs every trained episode of the step as one
 process does on the whole batch: 1 / the step's trained episodes, to 1e-6, and the gradient DDP leaves is the
-1-process one, though rank 0 masks 1 of its 8 episodes and rank 1 masks 5. The count of each process's own episodes
+1-process one, though rank 0 masks 1 of its 8 episodes and rank 1 masks 5; one real step of TRL's training loop on
+those episodes logs the same loss and leaves the same gradient in 2 processes as in 1. The count of each process's own episodes
 (the loss before issue 66) is the control: it weighs rank 0's episodes 1/14 and rank 1's 1/6."""
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ def test_two_processes_weigh_each_trained_episode_as_one_process_does(tmp_path):
     assert torch.allclose(alone[[e for e in TRAINED if e < 8]], torch.tensor(1 / 14), atol=1e-6)
     assert torch.allclose(alone[[e for e in TRAINED if e >= 8]], torch.tensor(1 / 6), atol=1e-6)
     assert abs(two["per_process"]["logged_loss"] - whole["logged_loss"]) > 0.05
+
+    # The same episodes through one real step of TRL's loop (the rollout function, the count where the step is
+    # scored, TRL's shuffle into micro-batches, DDP): the logged loss and the gradient the optimizer gets agree too.
+    trained = ddp_loss_step.train_one_step(checkpoint, tmp_path / "one" / "train")
+    assert two["train"]["trained_episodes"] == trained["trained_episodes"] == 10
+    assert two["train"]["logged_loss"] == pytest.approx(trained["logged_loss"], abs=1e-6)
+    assert two["train"]["grads"].keys() == trained["grads"].keys() == one["grads"].keys()
+    for name, gradient in trained["grads"].items():
+        assert torch.allclose(two["train"]["grads"][name], gradient, rtol=0, atol=1e-6), name
 
     # loss_normalizer as a number: every trained episode weighs 1 / that number, in 2 processes as in 1.
     fixed = expected * 10 / FIXED_NORMALIZER
