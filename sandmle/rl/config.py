@@ -72,6 +72,22 @@ def _lora(key: str, value: Any) -> dict[str, Any]:
     return resolved
 
 
+def _loss_normalizer(key: str, value: Any) -> str | float:
+    """`trained`, or a positive number every step's summed token means are divided by (a number typed in the
+    studio's form arrives as text)."""
+    if value == "trained":
+        return value
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ConfigError(key, f"expected trained or a positive number (the release's 256), "
+                                   f"not {shown_value(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(key, f"expected trained or a positive number (the release's 256), not {shown_value(value)}")
+    return float(value)
+
+
 def _shared_tail() -> list[Field]:
     return [
         Field("lora", "lora", None, "null for full fine-tuning, or {r, alpha, dropout, target_modules} for LoRA (peft)",
@@ -124,6 +140,13 @@ GRPO_FIELDS: list[Field] = [
           "however long); dapo = one token mean over the step (TRL's default: long episodes weigh more); dr_grpo = "
           "the token sum over episodes x max_tokens; bnpo = a token mean per micro-batch",
           choices=LOSS_TYPES, reference=f"grpo (verl's loss_agg_mode seq-mean-token-mean, {REFERENCE})"),
+    Field("loss_normalizer", "normalizer", "trained",
+          "loss_type grpo: what the sum of the step's episode token means is divided by. trained = the step's "
+          "trained episodes, counted over every training process (each weighs 1 / that count, whatever the "
+          "processes and accumulation steps); a number divides by that fixed count instead, so an episode masked "
+          "whole shrinks the step as it does in the reference. SandMLE's release divides by a fixed 256 = its "
+          "mini-batch x samples per task", check=_loss_normalizer,
+          reference=f"256, a fixed mini-batch x samples ({REFERENCE})"),
     Field("importance_sampling", "choice", "token_truncate",
           "weights that correct for samples generated elsewhere than the trainer (vLLM, or the older weights of "
           "rollout_mode async; the hf backend in sync mode samples with the trainer's own weights, so none are "
@@ -305,6 +328,9 @@ def load_train_config(source: dict | str | Path, overrides: Sequence[str] = (), 
             if values["environments"] == "adaptive":
                 raise ConfigError("rollout_mode", "async draws the next step's tasks before this step's results "
                                                   "move the adaptive set: use sync with environments adaptive")
+        if values["loss_normalizer"] != "trained" and values["loss_type"] != "grpo":
+            raise ConfigError("loss_normalizer", f"a fixed normalizer divides loss_type grpo's sum of token means; "
+                                                 f"{values['loss_type']} has its own: leave it at trained")
         problem = check_adaptive(values)
         if problem:
             raise ConfigError(*problem.split(": ", 1))

@@ -20,6 +20,7 @@ from sandmle.evaluation.metrics import outcome_rates
 from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
 from sandmle.rl.config import TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
+from sandmle.rl.process_split import check_process_split
 from sandmle.settings import ConfigError
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,
                                  reward_component_means, run_groups)
@@ -352,18 +353,22 @@ def load_model(config: TrainConfig) -> tuple[Any, Any, Any]:
     return tokenizer, model, peft_config
 
 
+def check_step_split(config: TrainConfig) -> int:
+    """The number of training processes (torchrun's and accelerate's WORLD_SIZE), once the step splits over them."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    check_process_split(tasks_per_step=config.tasks_per_step, group_size=config.group_size,
+                        micro_batch=config.micro_batch_size or config.group_size, processes=world)
+    return world
+
+
 def trainer_args(config: TrainConfig, *, report_to: list[str] | str = "none") -> Any:
     """TRL's GRPOConfig for SandMLE's recipe: one generation batch (tasks_per_step x G episodes) = one optimizer step."""
     import torch
     from trl import GRPOConfig
 
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+    world = check_step_split(config)
     micro = config.micro_batch_size or config.group_size
-    per_process = config.group_size * config.tasks_per_step // world
-    if per_process % micro or per_process < micro:
-        raise ConfigError("tasks_per_step", f"{config.tasks_per_step} groups of {config.group_size} do not split into "
-                                            f"{world} processes x micro-batches of {micro}")
-    accumulation = per_process // micro
+    accumulation = config.group_size * config.tasks_per_step // world // micro
     options: dict[str, Any] = {}
     if config.use_vllm:
         options.update(use_vllm=True, vllm_mode=config.vllm_mode,
@@ -407,7 +412,7 @@ def trainer_settings(trainer: Any) -> dict[str, Any]:
             "importance_sampling_cap": trainer.vllm_importance_sampling_clip_max if correction else None,
             "epsilon_low": trainer.epsilon_low, "epsilon_high": trainer.epsilon_high, "beta": trainer.beta,
             "scale_rewards": trainer.scale_rewards, "use_vllm": use_vllm,
-            "rollout_mode": trainer.rollout_mode}
+            "rollout_mode": trainer.rollout_mode, "loss_normalizer": trainer.loss_normalizer}
 
 
 def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[dict], None] | None = None,
@@ -423,6 +428,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     check_paths(config)
     check_trackers(config)
+    check_step_split(config)  # before the model loads: a refused split costs nothing
     files = RunFiles(config.output_dir)
     checkpoint = last_checkpoint(config.output_dir) if resume else None
     if resume and checkpoint is None:
@@ -460,6 +466,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
                           rollout_func=run.rollout, callbacks=[RunCallback(run), *tracker_callbacks])
     run.trainer = trainer
     trainer.rollout_mode = config.rollout_mode
+    trainer.loss_normalizer = config.loss_normalizer
     if config.rollout_mode == "async" or config.temperature_schedule == "annealed":
         trainer.behaviour_correction = config.importance_sampling
     if cpu_vllm:

@@ -1,5 +1,6 @@
 """TRL's GRPOTrainer with the reference's sequence-mean-token-mean: episodes masked whole leave the mean, and the mean
-runs over the whole step, not one micro-batch. Imported only where TRL is (it subclasses TRL's trainer)."""
+runs over the whole step (every micro-batch of every training process), not one micro-batch. Imported only where TRL
+is (it subclasses TRL's trainer)."""
 
 from __future__ import annotations
 
@@ -36,13 +37,18 @@ class SandMLEGRPOTrainer(GRPOTrainer):
     mean. Everything else is TRL's.
 
     TRL's grpo loss averages token means over every row of a micro-batch, so an episode masked whole (a timeout, an
-    error: env_mask all 0) adds a zero and dilutes the mean, and each micro-batch is averaged on its own. Its loss is
-    linear in each row's term (no entropy bonus is configured here; a mixture-of-experts router loss, where a model has
-    one, is scaled alike), so rescaling the micro-batch loss
-    by rows x accumulation steps / trained episodes in the step gives exactly sum(token means) / trained episodes.
+    error: env_mask all 0) adds a zero and dilutes the mean, and each micro-batch is averaged on its own. Its policy
+    loss is linear in each row's term (no entropy bonus is configured here), so rescaling a micro-batch's policy loss
+    by rows x accumulation steps x processes / trained episodes of the step gives exactly sum(token means) / trained
+    episodes once DDP (or ZeRO, or FSDP) averages the gradients over the processes. The trained episodes are counted
+    over every process, once a step, where the step's episodes are scored; each trained episode of the step weighs
+    1 / that count however the step splits over processes and accumulation steps. verl splits the filtered batch
+    evenly over its ranks; here each process trains its own episodes, whose masked counts differ, so a count of each
+    process's own would weigh an episode 1 / (processes x its process's count). A mixture-of-experts router loss,
+    where a model has one, keeps TRL's scale (it is a per-micro-batch mean, not a sum over episodes).
+    `loss_normalizer` a number divides the step's summed token means by that fixed count instead (the release's 256).
     Rewriting TRL's 180-line `_compute_loss` for one denominator would fork it; this keeps its clipping, importance
-    weights, KL and metrics. Under several processes each one normalises by its own trained episodes (DDP then
-    averages, as verl's per-rank aggregation does).
+    weights, KL and metrics.
 
     `behaviour_correction`: the samples come from another distribution than the trained one, an older copy of the
     weights (rollout_mode async, sandmle/rl/async_rollouts.py) or other temperatures (temperature_schedule annealed,
@@ -53,14 +59,24 @@ class SandMLEGRPOTrainer(GRPOTrainer):
 
     behaviour_correction: str | None = None
     rollout_mode: str = "sync"
+    loss_normalizer: str | float = "trained"
+    _router_loss: Any = None  # this micro-batch's router term, as TRL scaled it
 
     def _generate_and_score_completions(self, inputs: Any) -> dict[str, Any]:
         output = super()._generate_and_score_completions(inputs)
         if self.model.training:
-            self._trained_episodes = trained_episodes(output)
+            self._trained_episodes = self.step_trained_episodes(output)
         if self.behaviour_correction and not self.use_vllm and output.get("sampling_per_token_logps") is not None:
             output["importance_sampling_ratio"] = self.behaviour_importance_ratio(output)
         return output
+
+    def step_trained_episodes(self, output: dict[str, Any]) -> int:
+        """The step's trained episodes over every process: this process's generation batch (its whole share of the
+        step) counted, then summed over the processes. Every process reaches it once a step, as TRL's reward gather."""
+        import torch
+
+        local = torch.tensor(trained_episodes(output), device=self.accelerator.device)
+        return int(self.accelerator.reduce(local, reduction="sum").item())
 
     def behaviour_importance_ratio(self, output: dict[str, Any]) -> Any:
         """Per-token weights trained/behaviour for a batch the behaviour copy generated; logged as TRL logs vLLM's."""
@@ -87,6 +103,7 @@ class SandMLEGRPOTrainer(GRPOTrainer):
         return ratio
 
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> Any:
+        self._router_loss = None  # set again by this micro-batch's forward where the model has a router loss
         if self.behaviour_correction and not self.use_vllm and "importance_sampling_ratio" in inputs:
             # TRL multiplies the token losses by inputs["importance_sampling_ratio"] only under use_vllm, the one
             # place `_compute_loss` reads it; the flag is raised for this call alone rather than fork the method.
@@ -100,5 +117,22 @@ class SandMLEGRPOTrainer(GRPOTrainer):
         if self.loss_type != "grpo" or not self.model.training:
             return loss
         rows = inputs["completion_mask"].size(0)
-        scale = rows * self.current_gradient_accumulation_steps / max(getattr(self, "_trained_episodes", rows), 1)
-        return loss * scale
+        if self.loss_normalizer == "trained":
+            # Without a count (no step scored yet) the scale is 1: TRL's own mean.
+            step_rows = rows * self.current_gradient_accumulation_steps * self.accelerator.num_processes
+            normalizer = max(getattr(self, "_trained_episodes", step_rows), 1)
+        else:
+            normalizer = float(self.loss_normalizer)
+        scale = rows * self.current_gradient_accumulation_steps * self.accelerator.num_processes / normalizer
+        router = self._router_loss
+        if router is None:
+            return loss * scale
+        return (loss - router) * scale + router
+
+    def _get_per_token_logps_and_entropies(self, *args: Any, **kwargs: Any) -> Any:
+        # Keeps the router term TRL adds to this micro-batch's loss, so that the rescaling above leaves it as TRL
+        # scaled it (the term's coefficient over accumulation steps; TRL 1.16 `_compute_loss`).
+        logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(*args, **kwargs)
+        if aux_loss is not None and self.model.training:
+            self._router_loss = self.router_aux_loss_coef * aux_loss / self.current_gradient_accumulation_steps
+        return logps, entropies, aux_loss

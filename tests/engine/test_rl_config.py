@@ -44,6 +44,12 @@ def test_defaults_are_sandmle_s_recipe():
     ({"mask_step_timeout_share": 1.01}, "mask_step_timeout_share"),
     ({"mask_step_timeout_share": -0.1}, "mask_step_timeout_share"),
     ({"weight_decay": -0.01}, "weight_decay"),
+    ({"loss_normalizer": 0}, "loss_normalizer"),
+    ({"loss_normalizer": -256}, "loss_normalizer"),
+    ({"loss_normalizer": "episodes"}, "loss_normalizer"),
+    ({"loss_normalizer": True}, "loss_normalizer"),
+    ({"loss_normalizer": float("nan")}, "loss_normalizer"),
+    ({"loss_normalizer": 256, "loss_type": "dapo"}, "loss_normalizer"),
 ])
 def test_bad_settings_name_their_key(bad, key):
     with pytest.raises(ConfigError) as caught:
@@ -98,3 +104,15 @@ def test_the_key_table_cites_the_reference_and_the_cli_prints_it(capsys):
     assert main(["grpo"]) == 2
     assert capsys.readouterr().err.strip() == ("sandmle grpo: --config FILE.yaml is required (or --preset NAME with --set, or --keys for the key "
                                                   "table)")
+
+
+def test_loss_normalizer_is_the_trained_count_or_a_positive_number():
+    assert load_train_config(BASE).loss_normalizer == "trained"
+    assert load_train_config(BASE, ["loss_normalizer=256"]).loss_normalizer == 256.0
+    assert load_train_config({**BASE, "loss_normalizer": "12.5"}).loss_normalizer == 12.5  # the form sends text
+    with pytest.raises(ConfigError, match=r"^loss_normalizer: expected trained or a positive number \(the release's "
+                                          r"256\), not 0$"):
+        load_train_config(BASE, ["loss_normalizer=0"])
+    field = {f["key"]: f for f in config_fields("grpo")}["loss_normalizer"]
+    assert field["default"] == "trained" and "256" in field["help"]
+    assert field["reference"].startswith("256") and "SandMLE's rLLM/verl recipe" in field["reference"]

@@ -36,7 +36,7 @@ def test_two_steps_through_the_sandbox_write_a_checkpoint_the_hf_policy_runs(tmp
     assert result.pop("trainer") == {"loss_type": "grpo", "weight_decay": 0.01, "importance_sampling": "off",
                                      "importance_sampling_cap": None, "epsilon_low": 0.2, "epsilon_high": 0.28,
                                      "beta": 0.0, "scale_rewards": "group", "use_vllm": False,
-                                     "rollout_mode": "sync"}
+                                     "rollout_mode": "sync", "loss_normalizer": "trained"}
     assert result == {"steps_done": 2, "checkpoints": [str(tmp_path / "run" / "checkpoint-2")],
                       "output_dir": str(tmp_path / "run"), "stopped": False, "failures": {
                           "episodes": 8, "failed": 0, "share": 0.0, "commonest_reason": None, "commonest_count": 0,

@@ -7,7 +7,8 @@ from tests.checkpoint_dirs import checkpoint_dir
 from tests.stored_runs import record, stored_run
 from training_app.models import TrainingRun
 
-BAD = {"loss_type": "ppo", "importance_sampling_cap": 1, "mask_step_timeout_share": 1.5, "masked_in_baseline": "all"}
+BAD = {"loss_type": "ppo", "importance_sampling_cap": 1, "mask_step_timeout_share": 1.5, "masked_in_baseline": "all",
+       "loss_normalizer": "episodes"}
 
 
 def test_launch_form_refuses_each_bad_setting_next_to_its_field(client_for, task_set, settings):
@@ -18,6 +19,7 @@ def test_launch_form_refuses_each_bad_setting_next_to_its_field(client_for, task
     assert set(BAD) <= set(errors), errors
     assert errors["importance_sampling_cap"] == ["1.0 must be above 1.0"]
     assert errors["mask_step_timeout_share"] == ["1.5 is above the maximum 1.0"]
+    assert errors["loss_normalizer"] == ["expected trained or a positive number (the release's 256), not 'episodes'"]
     html = response.content.decode()
     assert "reference: grpo (verl&#x27;s loss_agg_mode seq-mean-token-mean" in html  # the reference beside the field
     assert not TrainingRun.objects.exists()
@@ -40,6 +42,10 @@ def test_api_refuses_bad_settings_by_key_and_stores_good_ones(api_for, client_fo
     page = client_for("viewer").get(f"/training/{made.json()['id']}/").content.decode()
     for key, value in chosen.items():
         assert key in page and str(value) in page, key
+    # The release's fixed normalizer, sent as the form's text box and the API's string field send it.
+    with django_capture_on_commit_callbacks(execute=False):
+        fixed = api.post("/api/training-runs/", body | {"loss_normalizer": "256"}, format="json")
+    assert fixed.status_code == 201 and fixed.json()["config"]["loss_normalizer"] == 256.0, fixed.json()
 
 
 def test_step_page_counts_a_masked_episode_in_its_group_under_the_reference_rule(client_for, task_set, users,

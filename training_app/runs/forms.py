@@ -23,7 +23,7 @@ GROUPS = (
     ("Rollout mode and importance weights", False, ("rollout_mode", "max_staleness", "importance_sampling",
                                                     "importance_sampling_cap")),
     ("Sampling and the GRPO loss", False, ("dynamic_sampling", "dynamic_sampling_rounds", "task_sampling",
-                                           "success_threshold", "loss_type", "masked_in_baseline",
+                                           "success_threshold", "loss_type", "loss_normalizer", "masked_in_baseline",
                                            "mask_step_timeout_share", "kl_coef", "clip_low", "clip_high",
                                            "weight_decay")),
     ("Adaptive environments: a task the policy always or never solves is swapped for a harder or easier successor "
