@@ -19,7 +19,71 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in output_dir")
     parser.add_argument("--keys", action="store_true",
                         help="print the key table (each setting, its default and the reference trainer's value) and exit")
+    parser.add_argument("--plan", action="store_true", help=PLAN_HELP)
+    parser.add_argument("--processes", type=_positive_int, default=None, metavar="N",
+                        help="--plan: training processes (default: WORLD_SIZE or ACCELERATE_NUM_PROCESSES, else 1)")
+    parser.add_argument("--params", type=_positive_float, default=None, metavar="COUNT",
+                        help="--plan: the model's parameter count (8e9) where MODEL/config.json is not at hand")
+    parser.add_argument("--gpu-gib", type=_positive_float, default=80.0, metavar="GIB",
+                        help="--plan: one GPU's memory, to say whether the estimate fits (default 80)")
     return parser
+
+
+PLAN_HELP = (
+    "print what the run will need and exit, loading no model (only MODEL/config.json is read): processes, "
+    "episodes a step and a process, micro-batch, gradient accumulation (episodes a process / micro-batch), the "
+    "longest sequence (context_tokens + min(max_tokens, max_episode_tokens)) and GPU memory a process, P parameters: "
+    "DDP 4wP (w = 2 B bf16, 4 fp32: weights, grads, Adam m and v in the weights' dtype); ZeRO-3 16P/N (bf16 weights "
+    "and grads + fp32 master, m, v: the ZeRO paper's 16 B/param for mixed-precision Adam, split over N processes); "
+    "activations micro x seq x hidden x layers x 34 B (Korthikanti et al. 2022, flash attention), with gradient "
+    "checkpointing micro x seq x hidden x (2 x layers + 34); logits micro x completion x vocab x w. Exit 2 when the "
+    "step does not split over the processes (sandmle/rl/plan.py)")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text}: a positive number")
+    return value
+
+
+def _gib(value: float) -> str:
+    return f"{value / (1 << 30):.1f} GiB"
+
+
+def plan_lines(plan, *, gpu_gib: float) -> list[str]:
+    """The plan as the lines `--plan` prints."""
+    lines = [f"processes: {plan.processes}",
+             f"episodes a step: {plan.episodes} ({plan.group_size} x {plan.tasks_per_step} tasks)",
+             f"episodes a process: {plan.episodes_per_process:g}",
+             f"micro-batch: {plan.micro_batch}",
+             f"gradient accumulation: {plan.accumulation if plan.accumulation is not None else '-'}",
+             f"longest sequence: {plan.longest_sequence} tokens",
+             f"bf16: {str(plan.bf16).lower()}, gradient checkpointing: {str(plan.gradient_checkpointing).lower()}"
+             + (", lora" if plan.lora else "")]
+    if plan.model is None:
+        lines.append("memory: unknown (no MODEL/config.json here: give --params COUNT)")
+    else:
+        lines.append(f"parameters: {plan.model.params:.3g} (from {plan.model.source})")
+        for sharding, memory in plan.memory.items():
+            parts = [f"weights {_gib(memory.weights)}", f"grads {_gib(memory.gradients)}",
+                     f"adam {_gib(memory.optimizer)}",
+                     f"activations {_gib(memory.activations) if memory.activations is not None else '?'}",
+                     f"logits {_gib(memory.logits) if memory.logits is not None else '?'}"]
+            known = memory.activations is not None and memory.logits is not None
+            fits = "fits" if memory.total <= gpu_gib * (1 << 30) else "does not fit"
+            lines.append(f"memory a process, {sharding}: {'' if known else 'at least '}{_gib(memory.total)} "
+                         f"({', '.join(parts)}); {fits if known or fits != 'fits' else 'activations unknown for'} "
+                         f"{gpu_gib:g} GiB")
+    lines.append(f"refused: {plan.problem}" if plan.problem else "runs: yes")
+    return lines
 
 
 def key_table() -> str:
@@ -59,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
     overrides = ([f"preset={args.preset}"] if args.preset else []) + list(args.overrides)
     overrides += [f"scaffold_options.{pair}" for pair in args.scaffold_options]
     config = load_train_config(args.config or {}, overrides, kind="grpo")  # refused here, before torch loads
+    if args.plan:
+        from sandmle.rl.plan import plan_run, training_processes
+
+        plan = plan_run(config.values, processes=training_processes(args.processes), params=args.params)
+        print("\n".join(plan_lines(plan, gpu_gib=args.gpu_gib)))
+        return 0 if plan.runs else 2
     from sandmle.rl.grpo import check_paths, train_grpo
 
     check_paths(config)
