@@ -82,7 +82,11 @@ def plan_lines(plan, *, gpu_gib: float) -> list[str]:
             lines.append(f"memory a process, {sharding}: {'' if known else 'at least '}{_gib(memory.total)} "
                          f"({', '.join(parts)}); {fits if known or fits != 'fits' else 'activations unknown for'} "
                          f"{gpu_gib:g} GiB")
-    lines.append(f"refused: {plan.problem}" if plan.problem else "runs: yes")
+    fitting = [name for name, memory in plan.memory.items() if memory.total <= gpu_gib * (1 << 30)]
+    if plan.memory and not fitting:
+        lines.append(f"warning: no sharding fits {gpu_gib:g} GiB a GPU (lower micro_batch_size, set "
+                     "gradient_checkpointing and bf16, or shorten the episodes)")
+    lines.append(f"refused: {plan.problem}" if plan.problem else f"the step splits over {plan.processes} processes")
     return lines
 
 
