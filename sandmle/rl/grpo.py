@@ -21,6 +21,7 @@ from sandmle.generation import BatchedPolicy, GenerationStats, generation_policy
 from sandmle.rl.config import TrainConfig, save_resolved
 from sandmle.rl.curriculum import TaskSampler
 from sandmle.rl.process_split import check_process_split
+from sandmle.rl.sharding import check_generation_sharding
 from sandmle.settings import ConfigError
 from sandmle.rl.rollouts import (EpisodeFn, StepRollouts, default_episode, episode_sample, group_has_spread,
                                  reward_component_means, run_groups)
@@ -429,6 +430,7 @@ def train_grpo(config: TrainConfig, *, resume: bool = False, on_step: Callable[[
     check_paths(config)
     check_trackers(config)
     check_step_split(config)  # before the model loads: a refused split costs nothing
+    check_generation_sharding(use_vllm=config.use_vllm)  # hf generation on ZeRO-3/FSDP shards would deadlock
     files = RunFiles(config.output_dir)
     checkpoint = last_checkpoint(config.output_dir) if resume else None
     if resume and checkpoint is None:

@@ -38,6 +38,10 @@ RUN_PRESETS: dict[str, dict[str, tuple[Any, str]]] = {
         "time_budget_s": (1200.0, f"{RELEASED_AGENT}: 20 minutes an episode"),
         "context_tokens": (32768, f"{RELEASED_AGENT}: a 32k context"),
         "epochs": (20.0, f"{PAPER}: 20 epochs over the task set"),
+        # What an 8B policy needs on 80 GB GPUs (issue 66): ~40k-token episodes, 4 a forward by default, do not fit.
+        "micro_batch_size": (2, f"{PAPER}: ppo_micro_batch_size_per_gpu 2, two episodes a forward/backward"),
+        "gradient_checkpointing": (True, f"{PAPER}: enable_gradient_checkpointing"),
+        "bf16": (True, f"{PAPER}: bf16 parameters"),
     },
     "cpu-smoke": {
         "group_size": (4, "a group the tiny model's three replies can split"),

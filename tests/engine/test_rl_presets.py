@@ -100,3 +100,19 @@ def test_cpu_smoke_visibly_learns_with_the_reply_menu_model(tmp_path):
         assert sum(line["reward_components"].values()) == pytest.approx(line["reward_mean"])
     # Measured on 2 cores: 0.15, 0.6, 0.7, 0.9, 0.9, 0.9 (the fitted model's reply wins every episode by step 4).
     assert sum(rewards[-2:]) / 2 >= sum(rewards[:2]) / 2 + 0.3, rewards
+
+
+def test_the_paper_preset_sets_the_memory_an_8b_policy_needs_with_its_source():
+    config = load_train_config({**BASE, "preset": "sandmle-paper"})
+    assert (config.micro_batch_size, config.gradient_checkpointing, config.bf16) == (2, True, True)
+    sources = {key: source for key, (_, source) in RUN_PRESETS["sandmle-paper"].items()}
+    assert "ppo_micro_batch_size_per_gpu 2" in sources["micro_batch_size"]
+    assert "enable_gradient_checkpointing" in sources["gradient_checkpointing"]
+    assert "bf16 parameters" in sources["bf16"]
+    assert all(source.startswith("SandMLE's rLLM/verl recipe") for key, source in sources.items()
+               if key in ("micro_batch_size", "gradient_checkpointing", "bf16"))
+    # 64 episodes in micro-batches of 2 still split over the README's 8 training processes (4 micro-batches each).
+    from sandmle.rl.process_split import splits
+
+    assert splits(tasks_per_step=16, group_size=4, micro_batch=2, processes=8)
+    assert not splits(tasks_per_step=16, group_size=4, micro_batch=2, processes=7)
