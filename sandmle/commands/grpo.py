@@ -84,8 +84,11 @@ def plan_lines(plan, *, gpu_gib: float) -> list[str]:
                          f"{gpu_gib:g} GiB")
     fitting = [name for name, memory in plan.memory.items() if memory.total <= gpu_gib * (1 << 30)]
     if plan.memory and not fitting:
-        lines.append(f"warning: no sharding fits {gpu_gib:g} GiB a GPU (lower micro_batch_size, set "
-                     "gradient_checkpointing and bf16, or shorten the episodes)")
+        # Only the levers the run has not pulled yet, then the ones it always has.
+        levers = [f"set {key}" for key, on in (("gradient_checkpointing", plan.gradient_checkpointing),
+                                              ("bf16", plan.bf16)) if not on]
+        levers += ["lower micro_batch_size" if plan.micro_batch > 1 else "", "shorten the episodes"]
+        lines.append(f"warning: no sharding fits {gpu_gib:g} GiB a GPU ({', '.join(lever for lever in levers if lever)})")
     lines.append(f"refused: {plan.problem}" if plan.problem else f"the step splits over {plan.processes} processes")
     return lines
 

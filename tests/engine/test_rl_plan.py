@@ -1,5 +1,5 @@
 """`sandmle grpo --plan`: what a run will need, from its settings and MODEL/config.json alone. The paper's preset on
-8 processes trains 8 episodes a process in 2 micro-batches of 4; on the README's 7 training processes the step does
+8 processes trains 8 episodes a process in 4 micro-batches of 2 (bf16, gradient checkpointing); on the README's 7 training processes the step does
 not split and the plan says so with process_split's refusal (exit 2)."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_the_paper_preset_on_eight_processes(qwen3_8b, monkeypatch):
     values = paper(qwen3_8b)
     plan = plan_run(values, processes=8)
     assert plan.runs and plan.problem is None
-    assert (plan.episodes, plan.episodes_per_process, plan.micro_batch) == (64, 8, 4)
+    assert (plan.episodes, plan.episodes_per_process, plan.micro_batch) == (64, 8, 2)
     assert plan.longest_sequence == 32768 + 32768  # context_tokens + min(max_tokens, max_episode_tokens)
     assert plan.model.params == pytest.approx(8.2e9, rel=0.05)
 
@@ -55,21 +55,24 @@ def test_the_paper_preset_on_eight_processes(qwen3_8b, monkeypatch):
 
     monkeypatch.setattr(grpo, "check_step_split", lambda config: 8)
     args = grpo.trainer_args(load_train_config(values))
-    assert (args.per_device_train_batch_size, args.gradient_accumulation_steps) == (plan.micro_batch, 2)
+    assert (args.per_device_train_batch_size, args.gradient_accumulation_steps) == (plan.micro_batch, 4)
     assert plan.accumulation == args.gradient_accumulation_steps
 
     params = plan.model.params
     zero3, ddp = plan.memory["zero3"], plan.memory["ddp"]
     assert zero3.weights + zero3.gradients + zero3.optimizer == pytest.approx(16 * params / 8)
-    assert ddp.weights + ddp.gradients + ddp.optimizer == pytest.approx(16 * params)  # fp32: the preset sets no bf16
-    assert zero3.activations == pytest.approx(4 * 65536 * 4096 * 36 * 34)  # no gradient checkpointing
-    assert zero3.logits == pytest.approx(4 * 32768 * 151936 * 4)
+    assert ddp.weights + ddp.gradients + ddp.optimizer == pytest.approx(8 * params)  # the preset trains in bf16
+    assert ddp.weights == pytest.approx(2 * params)
+    assert zero3.activations == pytest.approx(2 * 65536 * 4096 * (2 * 36 + 34))  # with gradient checkpointing
+    assert zero3.logits == pytest.approx(2 * 32768 * 151936 * 2)
 
-    tuned = plan_run(paper(qwen3_8b, "bf16=true", "gradient_checkpointing=true", "micro_batch_size=2"), processes=8)
-    assert tuned.accumulation == 4
-    assert tuned.memory["ddp"].weights == pytest.approx(2 * params)
-    assert tuned.memory["zero3"].activations == pytest.approx(2 * 65536 * 4096 * (2 * 36 + 34))
-    assert tuned.memory["zero3"].total < zero3.total
+    untuned = plan_run(paper(qwen3_8b, "bf16=false", "gradient_checkpointing=false", "micro_batch_size=4"),
+                       processes=8)
+    assert untuned.accumulation == 2
+    assert untuned.memory["ddp"].weights + untuned.memory["ddp"].gradients + untuned.memory["ddp"].optimizer == \
+        pytest.approx(16 * params)  # fp32
+    assert untuned.memory["zero3"].activations == pytest.approx(4 * 65536 * 4096 * 36 * 34)
+    assert untuned.memory["zero3"].total > zero3.total
 
 
 def test_the_paper_preset_on_seven_processes_is_refused(qwen3_8b):
@@ -78,7 +81,7 @@ def test_the_paper_preset_on_seven_processes_is_refused(qwen3_8b):
     assert plan.problem.startswith("tasks_per_step: 16 groups of 4 episodes do not split evenly over 7 training")
     assert plan.problem.endswith("use tasks_per_step 14 or 21 on 7 processes, or 4 or 8 processes for "
                                  "tasks_per_step 16")
-    assert plan_run(paper(qwen3_8b, "tasks_per_step=14"), processes=7).accumulation == 2
+    assert plan_run(paper(qwen3_8b, "tasks_per_step=14"), processes=7).accumulation == 4
 
 
 def test_processes_from_the_flag_or_the_launch():
@@ -110,11 +113,12 @@ def test_the_cli_prints_the_plan_loading_no_model(qwen3_8b, capsys, monkeypatch)
     assert status == 0
     lines = out.splitlines()
     assert "processes: 8" in lines and "episodes a step: 64 (4 x 16 tasks)" in lines
-    assert "episodes a process: 8" in lines and "micro-batch: 4" in lines
-    assert "gradient accumulation: 2" in lines and "longest sequence: 65536 tokens" in lines
+    assert "episodes a process: 8" in lines and "micro-batch: 2" in lines
+    assert "gradient accumulation: 4" in lines and "longest sequence: 65536 tokens" in lines
     assert any(line.startswith("memory a process, zero3: ") for line in lines)
     assert lines[-1] == "the step splits over 8 processes"
-    assert lines[-2].startswith("warning: no sharding fits 80 GiB")  # fp32, no checkpointing, 4 x 65536 tokens
+    # bf16 and checkpointing, yet 2 x 65536 tokens' activations and logits still pass 80 GiB (no padding removal)
+    assert lines[-2].startswith("warning: no sharding fits 80 GiB")
 
     status, out = plan_cli(capsys, qwen3_8b, "--processes", "7")
     assert status == 2
