@@ -165,8 +165,9 @@ def test_a_twenty_thousand_column_archive_is_refused_and_a_stored_one_costs_litt
     dna = api.get("/api/tasks/imported-a/dna/")
     dna_seconds = time.perf_counter() - started
     assert page.status_code == 200 and dna.status_code == 200 and len(dna.content) < 200_000
-    # A 64-column head of the file is charted (about 40 ms a chart), where the whole file once took 211 s.
-    assert page_seconds < 8 and dna_seconds < 2, (page_seconds, dna_seconds)
+    # A 64-column head of the file is charted (about 40 ms a chart; about 1 s alone, 9 s on two cores busy with the
+    # suite), where the whole file once took 211 s: the bound catches that, not the load.
+    assert page_seconds < 40 and dna_seconds < 10, (page_seconds, dna_seconds)
     tracemalloc.start()
     api.get("/api/tasks/imported-a/dna/")
     peak = tracemalloc.get_traced_memory()[1]
